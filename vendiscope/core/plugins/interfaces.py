@@ -1,0 +1,169 @@
+"""Typed contribution interfaces. A plugin subclasses one of these.
+
+Conventions (as in scikit-learn): every parameter is a keyword argument of ``__init__``
+with a default and no logic; results are returned, never kept as hidden state.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vendiscope.core.jobs import CancelToken, Progress
+
+
+# --------------------------------------------------------------------------- importers
+@dataclass(frozen=True)
+class SourceRow:
+    """One row read from a source.
+
+    ``number`` is 1-based in the source's unit (line, row or file); ``position`` is how far
+    the reader has got, in the unit of :attr:`SourceInfo.progress_unit` (bytes by default).
+    """
+
+    number: int
+    data: dict[str, Any]
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class BadRow:
+    """A row that could not be read; the import aborts on it unless told to skip bad rows."""
+
+    number: int | None
+    message: str
+    field: str | None = None
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """What an importer knows about a source before reading it."""
+
+    unit: str = "line"
+    total: int | None = None
+    progress_unit: str = "B"
+    schema: dict[str, Any] | None = None
+    columns: tuple[str, ...] = ()
+
+
+class Importer(ABC):
+    """Reads a file or folder into rows of plain Python values, streaming.
+
+    Whole-source problems (missing path, empty or binary file) raise
+    :class:`vendiscope.core.errors.InputError`; a bad row is yielded as :class:`BadRow`
+    so the caller can abort or skip it.
+    """
+
+    @abstractmethod
+    def inspect(self, path: Path) -> SourceInfo:
+        """Cheap facts about the source (size for progress, schema when known)."""
+
+    @abstractmethod
+    def read(self, path: Path) -> Iterator[SourceRow | BadRow]:
+        """Yield the rows in source order, without loading the whole source."""
+
+
+# --------------------------------------------------------------------------- exporters
+class Exporter(ABC):
+    """Writes rows (dicts in the original schema) to a path the caller chose.
+
+    The caller makes the write atomic: ``destination`` is a temporary path that is renamed
+    into place only after :meth:`write` returns.
+    """
+
+    suffix: ClassVar[str] = ""
+    is_directory: ClassVar[bool] = False
+
+    @abstractmethod
+    def write(
+        self, rows: Iterable[dict[str, Any]], destination: Path, *, schema: dict[str, Any] | None
+    ) -> int:
+        """Write all rows and return how many were written."""
+
+
+# --------------------------------------------------------------------------- vectors
+class Embedder(ABC):
+    """Maps texts to a fixed-size float matrix (one row per text)."""
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str], *, progress: Progress, cancel: CancelToken) -> np.ndarray:
+        """Return an ``(len(texts), dim)`` float32 array."""
+
+    @property
+    @abstractmethod
+    def model_id(self) -> str:
+        """An identifier of the model and its parameters, stored with the vectors."""
+
+
+class Featurizer(ABC):
+    """Maps records (role -> text dicts) to feature vectors, e.g. projected gradients."""
+
+    @abstractmethod
+    def featurize(
+        self,
+        records: Sequence[dict[str, str | None]],
+        *,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> np.ndarray:
+        """Return an ``(len(records), dim)`` float32 array."""
+
+
+# --------------------------------------------------------------------------- metrics
+@dataclass
+class MetricResult:
+    """A metric's value, optional per-record scores, and any details worth keeping."""
+
+    value: float
+    per_record: np.ndarray | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Metric(ABC):
+    """Scores a set of vectors (rows are examples)."""
+
+    @abstractmethod
+    def compute(self, vectors: np.ndarray) -> MetricResult:
+        """Compute the metric; must not modify ``vectors``."""
+
+
+# --------------------------------------------------------------------------- selectors
+@dataclass
+class Selection:
+    """Chosen row indices in selection order, with each one's marginal gain."""
+
+    indices: np.ndarray
+    gains: np.ndarray | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Selector(ABC):
+    """Chooses ``k`` rows of a vector set under a budget."""
+
+    @abstractmethod
+    def select(
+        self,
+        vectors: np.ndarray,
+        k: int,
+        *,
+        quality: np.ndarray | None = None,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> Selection:
+        """Return ``k`` unique valid row indices."""
+
+
+# --------------------------------------------------------------------------- views
+class View(ABC):
+    """Computes a Qt-free chart description from data; the GUI and reports draw it."""
+
+    @abstractmethod
+    def build(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Return a chart description (a plain, JSON-serialisable dict)."""

@@ -1,0 +1,1 @@
+"""Project storage: schema, engine, migrations, vector chunks."""

@@ -1,0 +1,1 @@
+"""Icons, style sheet and the bundled demo dataset."""
