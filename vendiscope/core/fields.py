@@ -14,7 +14,7 @@ a *spec*, a JSON-serialisable value stored with the dataset:
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +79,26 @@ class FieldMapping:
             raise MappingError(f"no text in the mapped fields ({mapped})", None)
         return values
 
+    def compile(self) -> Callable[[Mapping[str, Any]], tuple[str | None, ...]]:
+        """A fast function from a row to its role values, in :data:`ROLES` order.
+
+        Equivalent to :meth:`apply` (same errors), with plain columns read directly.
+        """
+        getters = [_getter(self.roles.get(role)) for role in ROLES]
+        content = [ROLES.index(role) for role in CONTENT_ROLES]
+        apply = self.apply
+
+        def values(row: Mapping[str, Any]) -> tuple[str | None, ...]:
+            try:
+                result = tuple(getter(row) for getter in getters)
+            except KeyError:
+                return tuple(apply(row).values())  # raises MappingError naming the field
+            if not any(result[i] for i in content):
+                return tuple(apply(row).values())
+            return result
+
+        return values
+
     def describe(self) -> str:
         return ", ".join(f"{role}={_describe(spec)}" for role, spec in self.roles.items())
 
@@ -131,6 +151,19 @@ def _describe(spec: Any) -> str:
     if "template" in spec:
         return "template(" + ",".join(_spec_columns(spec)) + ")"
     return f"{spec['chat']}[{spec['part']}]"
+
+
+def _getter(spec: Any) -> Callable[[Mapping[str, Any]], str | None]:
+    if spec is None:
+        return lambda row: None
+    if isinstance(spec, str):
+
+        def column(row: Mapping[str, Any]) -> str | None:
+            value = row[spec]
+            return value if value is None or value.__class__ is str else as_text(value)
+
+        return column
+    return lambda row: _evaluate(spec, row)
 
 
 def _lookup(row: Mapping[str, Any], column: str) -> Any:

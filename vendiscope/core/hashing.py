@@ -12,7 +12,12 @@ from vendiscope.core.fields import CONTENT_ROLES
 
 def content_hash(values: Mapping[str, str | None]) -> str:
     """A 128-bit BLAKE2b hex digest of a record's content roles."""
-    payload = orjson.dumps([values.get(role) for role in CONTENT_ROLES])
+    return hash_content(*(values.get(role) for role in CONTENT_ROLES))
+
+
+def hash_content(prompt: str | None, response: str | None, text: str | None) -> str:
+    """:func:`content_hash` from the three content values."""
+    payload = orjson.dumps((prompt, response, text))
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
 

@@ -47,7 +47,7 @@ manifest = PluginManifest(
             "hf-disk",
             f"{_IMPORTERS}.hf_disk:HFDiskImporter",
             "Hugging Face datasets folder (save_to_disk)",
-            meta={"extensions": ["/"], "folder_marker": "state.json"},
+            meta={"extensions": ["/"], "folder_markers": ["state.json", "dataset_dict.json"]},
         ),
         Contribution(
             "importer",

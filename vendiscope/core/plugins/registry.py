@@ -198,10 +198,10 @@ class PluginRegistry:
             )
         if len(candidates) > 1 and path.is_dir():
             for contribution in candidates:
-                probe = contribution.meta.get("folder_marker")
-                if probe and (path / probe).exists():
+                markers = contribution.meta.get("folder_markers", ())
+                if any((path / marker).exists() for marker in markers):
                     return contribution
-            fallback = [c for c in candidates if not c.meta.get("folder_marker")]
+            fallback = [c for c in candidates if not c.meta.get("folder_markers")]
             if fallback:
                 return fallback[0]
         return candidates[0]
