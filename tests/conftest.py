@@ -35,7 +35,12 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 def qa_rows(n: int, *, start: int = 0) -> list[dict[str, Any]]:
     return [
-        {"id": f"r{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i), "source": f"s{i % 3}"}
+        {
+            "id": f"r{i}",
+            "question": f"What is {i} + {i}?",
+            "answer": str(2 * i),
+            "source": f"s{i % 3}",
+        }
         for i in range(start, start + n)
     ]
 
@@ -46,7 +51,9 @@ def table_counts(project_path: Path) -> dict[str, int]:
 
     connection = sqlite3.connect(project_path)
     try:
-        tables = [r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        tables = [
+            r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
         return {t: connection.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
     finally:
         connection.close()

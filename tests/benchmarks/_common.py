@@ -29,7 +29,9 @@ def measure(code: str, *args: str) -> dict[str, Any]:
     started = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, textwrap.dedent(code), *args],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     line = next(x for x in out.splitlines() if x.startswith("__RESULT__"))
     result = json.loads(line.removeprefix("__RESULT__"))

@@ -19,12 +19,35 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.benchmarks._common import measure, save  # noqa: E402
+from tests.benchmarks._common import measure, save
 
-WORDS = (
-    "data model train loss token gradient sample diverse vendi score cluster subset budget "
-    "answer question prompt response reason step number prime sum river city compute"
-).split()
+WORDS = [
+    "data",
+    "model",
+    "train",
+    "loss",
+    "token",
+    "gradient",
+    "sample",
+    "diverse",
+    "vendi",
+    "score",
+    "cluster",
+    "subset",
+    "budget",
+    "answer",
+    "question",
+    "prompt",
+    "response",
+    "reason",
+    "step",
+    "number",
+    "prime",
+    "sum",
+    "river",
+    "city",
+    "compute",
+]
 
 VENDISCOPE = """
 from vendiscope.core.importing import import_dataset
@@ -90,7 +113,9 @@ def main() -> None:
             "vendiscope": n / ours["process_seconds"],
             "datasets": n / hf["process_seconds"],
         }
-        results["speed_ratio_vendiscope_over_datasets"] = hf["process_seconds"] / ours["process_seconds"]
+        results["speed_ratio_vendiscope_over_datasets"] = (
+            hf["process_seconds"] / ours["process_seconds"]
+        )
         results["rss_ratio_full_over_quarter"] = ours["peak_rss_mib"] / ours_small["peak_rss_mib"]
 
         timings = page_reads(folder / "large.vscope", n)

@@ -26,7 +26,7 @@ def run(*args: str, ok: bool = True):
 
 def test_new_import_datasets_show_stats(tmp_path: Path) -> None:
     project = tmp_path / "p.vscope"
-    data = write_jsonl(tmp_path / "qa.jsonl", qa_rows(40) + [qa_rows(1)[0]])
+    data = write_jsonl(tmp_path / "qa.jsonl", [*qa_rows(40), qa_rows(1)[0]])
     assert "created project" in run("new", project).output
     out = run("import", project, data).output
     assert "imported 41 records" in out and "1 exact duplicates" in out
@@ -35,7 +35,9 @@ def test_new_import_datasets_show_stats(tmp_path: Path) -> None:
     listing = json.loads(run("datasets", project, "--json").output)
     assert listing[0]["name"] == "qa" and listing[0]["row_count"] == 41
 
-    shown = json.loads(run("show", project, "qa", "--offset", "10", "--limit", "2", "--json").output)
+    shown = json.loads(
+        run("show", project, "qa", "--offset", "10", "--limit", "2", "--json").output
+    )
     assert [r["position"] for r in shown] == [10, 11]
     assert shown[0]["prompt"] == "What is 10 + 10?"
     raw = json.loads(run("show", project, "qa", "--limit", "1", "--raw", "--json").output)
@@ -158,6 +160,7 @@ def test_console_script_exit_codes(tmp_path: Path) -> None:
     assert ok.returncode == 0 and ok.stdout.startswith("vendiscope ")
     bad = subprocess.run(
         [script, "import", tmp_path / "p.vscope", tmp_path / "missing.csv"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert bad.returncode == 1 and "missing.csv: no such file or folder" in bad.stderr

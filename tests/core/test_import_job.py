@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import qa_rows, table_counts, write_jsonl
 from vendiscope.core.errors import InputError, ProjectError
 from vendiscope.core.importing import import_dataset, preview
-from vendiscope.core.jobs import CancelToken, Cancelled, RecordingProgress
+from vendiscope.core.jobs import Cancelled, CancelToken, RecordingProgress
 
 
 def test_import_jsonl_records_everything(project, tmp_path: Path) -> None:
@@ -25,16 +25,24 @@ def test_import_jsonl_records_everything(project, tmp_path: Path) -> None:
     assert result.rows == 102 and result.duplicates == 2
     assert result.mapping.detected == "question/answer"
     assert result.mapping.roles == {
-        "prompt": "question", "response": "answer", "source": "source", "id": "id"
+        "prompt": "question",
+        "response": "answer",
+        "source": "source",
+        "id": "id",
     }
     info = project.dataset("qa")
     assert (info.row_count, info.duplicate_count, info.format) == (102, 2, "jsonl")
     first = project.records("qa", 0, 1)[0]
     assert (first.prompt, first.response, first.source, first.ext_id) == (
-        "What is 0 + 0?", "0", "s0", "r0"
+        "What is 0 + 0?",
+        "0",
+        "s0",
+        "r0",
     )
     assert first.row_index == 1
-    assert progress.finished == 1 and progress.updates[-1][0] == (tmp_path / "qa.jsonl").stat().st_size
+    assert (
+        progress.finished == 1 and progress.updates[-1][0] == (tmp_path / "qa.jsonl").stat().st_size
+    )
     (run,) = project.runs("qa")
     assert run.kind == "import" and run.plugin == "importer:jsonl"
     assert run.result == {"rows": 102, "duplicates": 2, "skipped": 0}
@@ -53,18 +61,23 @@ def test_fingerprint_depends_on_content_and_order(project, tmp_path: Path) -> No
     ("row", "detected", "expected"),
     [
         (
-            {"messages": [
-                {"role": "system", "content": "Be brief."},
-                {"role": "user", "content": "Capital of France?"},
-                {"role": "assistant", "content": "Paris."},
-            ]},
+            {
+                "messages": [
+                    {"role": "system", "content": "Be brief."},
+                    {"role": "user", "content": "Capital of France?"},
+                    {"role": "assistant", "content": "Paris."},
+                ]
+            },
             "openai-messages",
             {"prompt": "system: Be brief.\n\nuser: Capital of France?", "response": "Paris."},
         ),
         (
-            {"conversations": [
-                {"from": "human", "value": "Hi there"}, {"from": "gpt", "value": "Hello!"},
-            ]},
+            {
+                "conversations": [
+                    {"from": "human", "value": "Hi there"},
+                    {"from": "gpt", "value": "Hello!"},
+                ]
+            },
             "sharegpt",
             {"prompt": "Hi there", "response": "Hello!"},
         ),
@@ -98,12 +111,16 @@ def test_chat_and_task_formats_are_detected(project, tmp_path, row, detected, ex
 def test_mapping_overrides(project, tmp_path: Path) -> None:
     rows = [{"q": "a question", "a": "an answer", "d": "math"}]
     result = import_dataset(
-        project, write_jsonl(tmp_path / "x.jsonl", rows),
+        project,
+        write_jsonl(tmp_path / "x.jsonl", rows),
         overrides=["prompt=q", "response=a", "source=d", "text="],
     )
     record = project.records("x", 0, 1)[0]
     assert (record.prompt, record.response, record.source, record.text) == (
-        "a question", "an answer", "math", None
+        "a question",
+        "an answer",
+        "math",
+        None,
     )
     assert result.mapping.detected == "manual"
 
@@ -216,8 +233,10 @@ def test_cancel_rolls_back(project, project_path, tmp_path: Path) -> None:
 
     with pytest.raises(Cancelled):
         import_dataset(
-            project, write_jsonl(tmp_path / "c.jsonl", qa_rows(10_000)),
-            progress=CancelAfterFirstBatch(), cancel=token,
+            project,
+            write_jsonl(tmp_path / "c.jsonl", qa_rows(10_000)),
+            progress=CancelAfterFirstBatch(),
+            cancel=token,
         )
     _assert_unchanged(project, project_path, before)
 

@@ -44,7 +44,8 @@ def test_kill_during_import_leaves_project_unchanged(project_path: Path, tmp_pat
 
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(project_path), str(big)],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout is not None

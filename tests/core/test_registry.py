@@ -99,7 +99,7 @@ def test_contribution_failures_are_reported_not_fatal(plugin_dir: Path) -> None:
     write_module(plugin_dir, "vsp_good_impl", GOOD_IMPL)
     registry = PluginRegistry()
     registry.add_entry_points([entry("good", "vsp_good:manifest")])
-    with pytest.raises(PluginError, match="'broken' failed to load.*vsp_good_impl_missing"):
+    with pytest.raises(PluginError, match=r"'broken' failed to load.*vsp_good_impl_missing"):
         registry.load("metric", "broken")
     with pytest.raises(PluginError, match="not a subclass of Metric"):
         registry.load("metric", "not-a-metric")
@@ -112,7 +112,7 @@ def test_bad_parameter_is_named(plugin_dir: Path) -> None:
     write_module(plugin_dir, "vsp_good_impl", GOOD_IMPL)
     registry = PluginRegistry()
     registry.add_entry_points([entry("good", "vsp_good:manifest")])
-    with pytest.raises(PluginError, match="no parameter 'degree'.*parameters: order"):
+    with pytest.raises(PluginError, match=r"no parameter 'degree'.*parameters: order"):
         registry.create("metric", "mean-norm", degree=3)
 
 

@@ -83,7 +83,7 @@ def test_newer_schema_is_refused(project_path: Path) -> None:
     connection.execute("UPDATE alembic_version SET version_num = '9999_future'")
     connection.commit()
     connection.close()
-    with pytest.raises(ProjectError, match="newer version of Vendiscope.*9999_future"):
+    with pytest.raises(ProjectError, match=r"newer version of Vendiscope.*9999_future"):
         Project.open(project_path)
 
 
