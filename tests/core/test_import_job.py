@@ -245,3 +245,36 @@ def test_preview_reads_only_the_start(tmp_path: Path) -> None:
     seen = preview(write_jsonl(tmp_path / "p.jsonl", qa_rows(5000)), rows=5)
     assert seen.importer == "jsonl" and len(seen.rows) == 5
     assert seen.mapping is not None and seen.mapping.roles["prompt"] == "question"
+
+
+def _has_hash_index(project_path: Path) -> bool:
+    import sqlite3
+
+    connection = sqlite3.connect(project_path)
+    try:
+        names = {r[0] for r in connection.execute("SELECT name FROM sqlite_master")}
+    finally:
+        connection.close()
+    return "ix_records_content_hash" in names
+
+
+@pytest.mark.slow
+def test_large_import_rebuilds_the_hash_index(project, project_path, tmp_path) -> None:
+    rows = qa_rows(60_000)
+    rows[-1] = dict(rows[0], id="copy")
+    bad = write_jsonl(tmp_path / "bad.jsonl", rows)
+    with bad.open("ab") as handle:
+        handle.write(b"not json\n")
+    with pytest.raises(InputError, match="line 60001"):
+        import_dataset(project, bad)
+    assert _has_hash_index(project_path)  # the drop was rolled back with the import
+
+    result = import_dataset(project, write_jsonl(tmp_path / "big.jsonl", rows))
+    assert result.rows == 60_000 and result.duplicates == 1
+    assert _has_hash_index(project_path)
+    assert project.integrity_check() == "ok"
+
+
+def test_new_projects_use_large_pages(project) -> None:
+    with project.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA page_size").scalar() == 16_384

@@ -104,7 +104,12 @@ def print_records(records: list[Any], *, raw: bool, as_json: bool) -> None:
     )
     for r in records:
         if raw:
-            table.add_row(str(r.seq), str(r.row_index), shorten(r.raw, 160), "")
+            table.add_row(
+                str(r.seq),
+                str(r.row_index),
+                shorten(jsonlib.dumps(r.original(), ensure_ascii=False, default=str), 160),
+                "",
+            )
         else:
             table.add_row(
                 str(r.seq),

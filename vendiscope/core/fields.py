@@ -99,6 +99,12 @@ class FieldMapping:
 
         return values
 
+    def shared_columns(self) -> list[tuple[str, int]]:
+        """``(column, role index)`` for roles read straight from one column (see rawjson)."""
+        return [
+            (spec, ROLES.index(role)) for role, spec in self.roles.items() if isinstance(spec, str)
+        ]
+
     def describe(self) -> str:
         return ", ".join(f"{role}={_describe(spec)}" for role, spec in self.roles.items())
 

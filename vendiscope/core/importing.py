@@ -166,6 +166,7 @@ def import_dataset(
         count = 0
         insert = _insert_statement(connection)
         _enlarge_cache(connection)
+        rebuild_index = _defer_hash_index(connection, stream.estimated_rows(info))
         batches = prefetch(
             _batches(stream, mapping, skip_bad, skipped, path, info.unit, dataset_id)
         )
@@ -179,6 +180,8 @@ def import_dataset(
         finally:
             batches.close()
         cancel.raise_if_cancelled()
+        if rebuild_index:
+            connection.exec_driver_sql(HASH_INDEX_DDL)
         if count == 0:
             raise InputError("no records found (every row was empty or bad)", Location(path))
         duplicates = _count_duplicates(connection, dataset_id, count)
@@ -237,6 +240,16 @@ class _Stream:
             self._buffer.append(item)
         return [r.data for r in self._buffer if isinstance(r, SourceRow)]
 
+    def estimated_rows(self, info: SourceInfo) -> int | None:
+        """Rows the source will yield, from its size and the rows read so far."""
+        if not info.total:
+            return None
+        if info.progress_unit == "B":
+            if not self._buffer or not self._buffer[-1].position:
+                return None
+            return int(info.total * len(self._buffer) / self._buffer[-1].position)
+        return info.total
+
     def __iter__(self) -> Iterator[SourceRow | BadRow]:
         buffered, self._buffer = self._buffer, []
         for item in itertools.chain(buffered, self._rows):
@@ -287,6 +300,25 @@ INSERT_COLUMNS = (
 
 
 IMPORT_CACHE_KIB = 64 * 1024
+HASH_INDEX = "ix_records_content_hash"
+HASH_INDEX_DDL = f"CREATE INDEX {HASH_INDEX} ON records (dataset_id, content_hash)"
+DEFER_INDEX_MIN_ROWS = 50_000
+
+
+def _defer_hash_index(connection: Connection, estimated_rows: int | None) -> bool:
+    """Drop the content-hash index for a large import into a smaller project (SQLite only).
+
+    Building the index once, sorted, after the insert is much cheaper than updating it at
+    random for every row. The drop and the rebuild are part of the import's transaction, so
+    other connections never see the project without it.
+    """
+    if connection.dialect.name != "sqlite" or not estimated_rows:
+        return False
+    existing = connection.exec_driver_sql("SELECT COALESCE(MAX(id), 0) FROM records").scalar()
+    if estimated_rows < max(DEFER_INDEX_MIN_ROWS, existing or 0):
+        return False
+    connection.exec_driver_sql(f"DROP INDEX IF EXISTS {HASH_INDEX}")
+    return True
 
 
 def _enlarge_cache(connection: Connection) -> None:
@@ -320,7 +352,8 @@ def _batches(
 ) -> Iterator[tuple[list[tuple[Any, ...]], int]]:
     """Record tuples (in :data:`INSERT_COLUMNS` order) in batches, with the source position."""
     values_of = mapping.compile()
-    dumps = rawjson.dumps
+    shared = mapping.shared_columns()
+    dumps = rawjson.dumps_compact
     batch: list[tuple[Any, ...]] = []
     seq = 0
     for item in stream:
@@ -331,7 +364,16 @@ def _batches(
                 item = BadRow(item.number, str(exc), exc.field, item.position)
             else:
                 digest = hash_content(values[0], values[1], values[2])
-                batch.append((dataset_id, seq, item.number, *values, dumps(item.data), digest))
+                batch.append(
+                    (
+                        dataset_id,
+                        seq,
+                        item.number,
+                        *values,
+                        dumps(item.data, shared, values),
+                        digest,
+                    )
+                )
                 seq += 1
                 if len(batch) >= BATCH_ROWS:
                     yield batch, item.position

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
+from vendiscope.core import rawjson
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,10 @@ class RecordRow:
 
     def original(self) -> dict[str, Any]:
         """The row as it was read from the source."""
-        return orjson.loads(self.raw)
+        return rawjson.loads(
+            self.raw,
+            (self.prompt, self.response, self.text, self.label, self.source, self.ext_id),
+        )
 
     def roles(self) -> dict[str, str | None]:
         return {

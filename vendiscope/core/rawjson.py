@@ -1,9 +1,17 @@
-"""Serialise source rows losslessly enough to export them again in their original schema."""
+"""Serialise source rows so they can be exported again in their original schema.
+
+Values a record already stores in a role column (its prompt, response, ...) are not stored a
+second time: :func:`dumps_compact` replaces them by a reference to the role, and
+:func:`loads` puts them back, in their original place. The stored form is then either plain
+JSON, or ``"\x01"`` followed by ``[{column: role_index}, row_with_those_columns_null]``.
+"""
 
 from __future__ import annotations
 
 import base64
 import decimal
+import json
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -23,9 +31,47 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
-def dumps(row: dict[str, Any]) -> str:
-    return orjson.dumps(row, default=_default, option=_OPTIONS).decode()
+COMPACT_PREFIX = "\x01"
+_MISSING = object()
 
 
-def loads(raw: str) -> dict[str, Any]:
-    return orjson.loads(raw)
+def dumps(row: Any) -> str:
+    """The row as JSON (bytes as base64, decimals and dates as strings)."""
+    try:
+        return orjson.dumps(row, default=_default, option=_OPTIONS).decode()
+    except TypeError:  # integers beyond 64 bits: the standard library writes them exactly
+        return json.dumps(row, default=_default, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_compact(
+    row: dict[str, Any], shared: Sequence[tuple[str, int]], values: Sequence[str | None]
+) -> str:
+    """Like :func:`dumps`, leaving out the columns whose value *is* ``values[index]``.
+
+    ``shared`` pairs a column with the index of the role value read from it. Only values that
+    are the very same string object are left out, so :func:`loads` restores them exactly.
+    """
+    references = {}
+    for column, index in shared:
+        value = row.get(column, _MISSING)
+        if value.__class__ is str and value is values[index]:
+            references[column] = index
+    if not references:
+        return dumps(row)
+    residual = dict(row)
+    for column in references:
+        residual[column] = None
+    return (
+        COMPACT_PREFIX
+        + orjson.dumps([references, residual], default=_default, option=_OPTIONS).decode()
+    )
+
+
+def loads(raw: str, values: Sequence[str | None] = ()) -> dict[str, Any]:
+    """The original row; ``values`` are the record's role values, for a compact ``raw``."""
+    if not raw.startswith(COMPACT_PREFIX):
+        return orjson.loads(raw)
+    references, row = orjson.loads(raw[1:])
+    for column, index in references.items():
+        row[column] = values[index]
+    return row
