@@ -6,7 +6,6 @@ cancel, the transaction rolls back and the project is exactly as it was.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -15,41 +14,34 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, update
 
 from vendiscope.core import rawjson
 from vendiscope.core.atomic import atomic_path
-from vendiscope.core.detect import detect_mapping
 from vendiscope.core.errors import InputError, Location, ProjectError
-from vendiscope.core.fields import (
-    FieldMapping,
-    MappingError,
-    parse_assignments,
-)
+from vendiscope.core.fields import FieldMapping, MappingError
 from vendiscope.core.hashing import Fingerprint, hash_content
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.models import DatasetInfo
-from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.core.plugins.interfaces import BadRow, SourceRow
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.prefetch import prefetch
 from vendiscope.core.project import Project
-from vendiscope.core.store.schema import Dataset, Record, Run
+from vendiscope.core.sources import (
+    Preview,
+    SourceStream,
+    choose_importer,
+    default_name,
+    preview,
+    resolve_mapping,
+)
+from vendiscope.core.store import bulk
+from vendiscope.core.store.schema import Dataset, Run
 from vendiscope.core.versions import library_versions
 
+__all__ = ["ImportResult", "Preview", "import_dataset", "preview"]
+
 BATCH_ROWS = 2_000
-SAMPLE_ROWS = 200
-
-
-@dataclass(frozen=True)
-class Preview:
-    """What an import would do: the importer chosen, the first rows, the guessed mapping."""
-
-    importer: str
-    info: SourceInfo
-    rows: list[dict[str, Any]]
-    mapping: FieldMapping | None
-    mapping_error: str | None
-    bad_rows: list[BadRow]
 
 
 @dataclass
@@ -63,40 +55,6 @@ class ImportResult:
     bad_report: Path | None = None
     run_id: int | None = None
     seconds: float = 0.0
-
-
-def choose_importer(
-    path: Path, format: str | None, params: dict[str, Any] | None, registry: PluginRegistry
-) -> tuple[str, Importer]:
-    if not path.exists():
-        raise InputError("no such file or folder", Location(path))
-    name = format or registry.importer_for(path).name
-    return name, registry.create("importer", name, **(params or {}))
-
-
-def preview(
-    path: str | Path,
-    *,
-    format: str | None = None,
-    importer_params: dict[str, Any] | None = None,
-    rows: int = 20,
-    registry: PluginRegistry | None = None,
-) -> Preview:
-    """Read the first rows of a source and guess its field mapping, without touching a project."""
-    path = Path(path)
-    name, importer = choose_importer(path, format, importer_params, registry or default_registry())
-    info = importer.inspect(path)
-    good: list[dict[str, Any]] = []
-    bad: list[BadRow] = []
-    for item in itertools.islice(importer.read(path), max(rows, SAMPLE_ROWS)):
-        (bad if isinstance(item, BadRow) else good).append(
-            item if isinstance(item, BadRow) else item.data
-        )
-    try:
-        mapping, error = detect_mapping(good), None
-    except ValueError as exc:
-        mapping, error = None, str(exc)
-    return Preview(name, info, good[:rows], mapping, error, bad)
 
 
 def import_dataset(
@@ -136,12 +94,12 @@ def import_dataset(
     importer_name, importer = choose_importer(
         path, format, importer_params, registry or default_registry()
     )
-    name = name or _default_name(path)
+    name = name or default_name(path)
     if any(d.name == name for d in project.datasets()):
         raise ProjectError(f"the project already has a dataset named '{name}'; choose another name")
     info = importer.inspect(path)
-    stream = _Stream(importer.read(path), path, info.unit)
-    mapping = _resolve_mapping(stream, mapping, overrides, path)
+    stream = SourceStream(importer.read(path), path, info.unit)
+    mapping = resolve_mapping(stream, mapping, overrides, path)
     if skip_bad and bad_report is None:
         bad_report = path.with_name(f"{path.name}.bad-rows.jsonl")
 
@@ -164,9 +122,9 @@ def import_dataset(
             )
         ).inserted_primary_key[0]
         count = 0
-        insert = _insert_statement(connection)
-        _enlarge_cache(connection)
-        rebuild_index = _defer_hash_index(connection, stream.estimated_rows(info))
+        insert = bulk.insert_statement(connection)
+        bulk.enlarge_cache(connection)
+        rebuild_index = bulk.defer_hash_index(connection, stream.estimated_rows(info))
         batches = prefetch(
             _batches(stream, mapping, skip_bad, skipped, path, info.unit, dataset_id)
         )
@@ -181,10 +139,10 @@ def import_dataset(
             batches.close()
         cancel.raise_if_cancelled()
         if rebuild_index:
-            connection.exec_driver_sql(HASH_INDEX_DDL)
+            connection.exec_driver_sql(bulk.HASH_INDEX_DDL)
         if count == 0:
             raise InputError("no records found (every row was empty or bad)", Location(path))
-        duplicates = _count_duplicates(connection, dataset_id, count)
+        duplicates = bulk.count_duplicates(connection, dataset_id, count)
         connection.execute(
             update(Dataset)
             .where(Dataset.id == dataset_id)
@@ -224,125 +182,8 @@ def import_dataset(
 
 
 # ----------------------------------------------------------------------------- helpers
-class _Stream:
-    """The importer's rows with a look-ahead buffer (for mapping detection) and position."""
-
-    def __init__(self, rows: Iterator[SourceRow | BadRow], path: Path, unit: str) -> None:
-        self._rows = rows
-        self._buffer: list[SourceRow | BadRow] = []
-        self.position = 0
-
-    def sample(self, size: int) -> list[dict[str, Any]]:
-        while sum(isinstance(r, SourceRow) for r in self._buffer) < size:
-            item = next(self._rows, None)
-            if item is None:
-                break
-            self._buffer.append(item)
-        return [r.data for r in self._buffer if isinstance(r, SourceRow)]
-
-    def estimated_rows(self, info: SourceInfo) -> int | None:
-        """Rows the source will yield, from its size and the rows read so far."""
-        if not info.total:
-            return None
-        if info.progress_unit == "B":
-            if not self._buffer or not self._buffer[-1].position:
-                return None
-            return int(info.total * len(self._buffer) / self._buffer[-1].position)
-        return info.total
-
-    def __iter__(self) -> Iterator[SourceRow | BadRow]:
-        buffered, self._buffer = self._buffer, []
-        for item in itertools.chain(buffered, self._rows):
-            self.position = item.position
-            yield item
-
-
-def _default_name(path: Path) -> str:
-    name = path.name
-    for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".parquet", ".pq"):
-        name = name.removesuffix(suffix)
-    return name or path.name
-
-
-def _resolve_mapping(
-    stream: _Stream, mapping: FieldMapping | None, overrides: list[str] | None, path: Path
-) -> FieldMapping:
-    try:
-        if mapping is None:
-            sample = stream.sample(SAMPLE_ROWS)
-            if not sample:
-                mapping = (
-                    FieldMapping({"text": "text"}, detected="none") if overrides is None else None
-                )
-            else:
-                mapping = detect_mapping(sample)
-        if overrides:
-            mapping = parse_assignments(overrides, base=mapping)
-    except ValueError as exc:
-        raise InputError(str(exc), Location(path)) from exc
-    assert mapping is not None
-    return mapping
-
-
-INSERT_COLUMNS = (
-    "dataset_id",
-    "seq",
-    "row_index",
-    "prompt",
-    "response",
-    "text",
-    "label",
-    "source",
-    "ext_id",
-    "raw",
-    "content_hash",
-)
-
-
-IMPORT_CACHE_KIB = 64 * 1024
-HASH_INDEX = "ix_records_content_hash"
-HASH_INDEX_DDL = f"CREATE INDEX {HASH_INDEX} ON records (dataset_id, content_hash)"
-DEFER_INDEX_MIN_ROWS = 50_000
-
-
-def _defer_hash_index(connection: Connection, estimated_rows: int | None) -> bool:
-    """Drop the content-hash index for a large import into a smaller project (SQLite only).
-
-    Building the index once, sorted, after the insert is much cheaper than updating it at
-    random for every row. The drop and the rebuild are part of the import's transaction, so
-    other connections never see the project without it.
-    """
-    if connection.dialect.name != "sqlite" or not estimated_rows:
-        return False
-    existing = connection.exec_driver_sql("SELECT COALESCE(MAX(id), 0) FROM records").scalar()
-    if estimated_rows < max(DEFER_INDEX_MIN_ROWS, existing or 0):
-        return False
-    connection.exec_driver_sql(f"DROP INDEX IF EXISTS {HASH_INDEX}")
-    return True
-
-
-def _enlarge_cache(connection: Connection) -> None:
-    """Give SQLite a 64 MiB page cache for bulk inserts (the index B-trees stay in memory).
-
-    Bounded: memory does not grow with the size of the import.
-    """
-    if connection.dialect.name == "sqlite":
-        connection.exec_driver_sql(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
-
-
-def _insert_statement(connection: Connection) -> str:
-    """A driver-level INSERT for record tuples (the fast path for millions of rows)."""
-    style = connection.dialect.paramstyle
-    marker = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(style)
-    if marker is None:  # pragma: no cover - every supported driver uses one of the above
-        raise ProjectError(f"unsupported database driver parameter style '{style}'")
-    columns = ", ".join(INSERT_COLUMNS)
-    markers = ", ".join([marker] * len(INSERT_COLUMNS))
-    return f"INSERT INTO {Record.__tablename__} ({columns}) VALUES ({markers})"
-
-
 def _batches(
-    stream: _Stream,
+    stream: SourceStream,
     mapping: FieldMapping,
     skip_bad: bool,
     skipped: list[BadRow],
@@ -350,7 +191,7 @@ def _batches(
     unit: str,
     dataset_id: int,
 ) -> Iterator[tuple[list[tuple[Any, ...]], int]]:
-    """Record tuples (in :data:`INSERT_COLUMNS` order) in batches, with the source position."""
+    """Record tuples (in :data:`bulk.INSERT_COLUMNS` order) in batches, with the source position."""
     values_of = mapping.compile()
     shared = mapping.shared_columns()
     dumps = rawjson.dumps_compact
@@ -384,15 +225,6 @@ def _batches(
         skipped.append(item)
     if batch:
         yield batch, stream.position
-
-
-def _count_duplicates(connection: Connection, dataset_id: int, count: int) -> int:
-    distinct = connection.execute(
-        select(func.count(func.distinct(Record.content_hash))).where(
-            Record.dataset_id == dataset_id
-        )
-    ).scalar_one()
-    return count - distinct
 
 
 def _record_run(
