@@ -69,11 +69,18 @@ def test_builtins_come_through_the_entry_point() -> None:
     assert default_registry() is default_registry()
 
 
-def test_contributions_are_imported_lazily(plugin_dir: Path) -> None:
+@pytest.fixture
+def good_registry(plugin_dir: Path) -> PluginRegistry:
+    """A registry holding one well-formed third-party plugin (with two broken contributions)."""
     write_module(plugin_dir, "vsp_good", GOOD_PLUGIN.format(api="1.0"))
     write_module(plugin_dir, "vsp_good_impl", GOOD_IMPL)
     registry = PluginRegistry()
     registry.add_entry_points([entry("good", "vsp_good:manifest")])
+    return registry
+
+
+def test_contributions_are_imported_lazily(good_registry: PluginRegistry) -> None:
+    registry = good_registry
     assert "vsp_good_impl" not in sys.modules
     metric = registry.create("metric", "mean-norm", order=1)
     assert "vsp_good_impl" in sys.modules
@@ -94,11 +101,8 @@ def test_plugin_raising_at_import_is_recorded(plugin_dir: Path) -> None:
     assert registry.get("importer", "jsonl").plugin == "vendiscope-builtins"
 
 
-def test_contribution_failures_are_reported_not_fatal(plugin_dir: Path) -> None:
-    write_module(plugin_dir, "vsp_good", GOOD_PLUGIN.format(api="1.0"))
-    write_module(plugin_dir, "vsp_good_impl", GOOD_IMPL)
-    registry = PluginRegistry()
-    registry.add_entry_points([entry("good", "vsp_good:manifest")])
+def test_contribution_failures_are_reported_not_fatal(good_registry: PluginRegistry) -> None:
+    registry = good_registry
     with pytest.raises(PluginError, match=r"'broken' failed to load.*vsp_good_impl_missing"):
         registry.load("metric", "broken")
     with pytest.raises(PluginError, match="not a subclass of Metric"):
@@ -107,11 +111,8 @@ def test_contribution_failures_are_reported_not_fatal(plugin_dir: Path) -> None:
     assert registry.load("metric", "mean-norm").__name__ == "MeanNorm"
 
 
-def test_bad_parameter_is_named(plugin_dir: Path) -> None:
-    write_module(plugin_dir, "vsp_good", GOOD_PLUGIN.format(api="1.0"))
-    write_module(plugin_dir, "vsp_good_impl", GOOD_IMPL)
-    registry = PluginRegistry()
-    registry.add_entry_points([entry("good", "vsp_good:manifest")])
+def test_bad_parameter_is_named(good_registry: PluginRegistry) -> None:
+    registry = good_registry
     with pytest.raises(PluginError, match=r"no parameter 'degree'.*parameters: order"):
         registry.create("metric", "mean-norm", degree=3)
 
