@@ -237,3 +237,7 @@ def demo(
     location = ensure_demo_project(path, progress=RichProgress())
     with Project.open(location) as opened:
         _views.print_summary(opened, DEMO_DATASET)
+
+
+# Commands defined in their own modules register themselves on `app` when imported.
+from vendiscope.cli import _vectors  # noqa: E402, F401

@@ -241,6 +241,20 @@ class Project:
             )
         return [found[p] for p in wanted]
 
+    def content_hash_positions(self, dataset: str) -> dict[str, int]:
+        """Content hash -> position of its first record (for reusing computed vectors)."""
+        info = self.dataset(dataset)
+        positions: dict[str, int] = {}
+        query = (
+            select(Record.content_hash, Record.seq)
+            .where(Record.dataset_id == info.id)
+            .order_by(Record.seq.desc())
+        )
+        with self.engine.connect() as connection:
+            for digest, seq in connection.execute(query):
+                positions[digest] = seq
+        return positions
+
     # ------------------------------------------------------------------ subsets
     def subsets(self, dataset: str) -> list[SubsetInfo]:
         info = self.dataset(dataset)

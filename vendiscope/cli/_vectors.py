@@ -1,0 +1,108 @@
+"""Commands that compute and list vector sets."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._output import console, parse_params, reports_errors
+
+
+@app.command()
+@reports_errors
+def embed(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    model: Annotated[
+        str | None,
+        typer.Option(help="Model folder or hub id (default: the bundled all-MiniLM-L6-v2)."),
+    ] = None,
+    field: Annotated[
+        str,
+        typer.Option(help="Text to embed: auto, prompt, response, prompt+response, text, all."),
+    ] = "auto",
+    name: Annotated[
+        str | None, typer.Option(help="Vector set name (default: EMBEDDER/FIELD).")
+    ] = None,
+    embedder: Annotated[
+        str, typer.Option(help="Embedder plugin (see `vendiscope plugins`).")
+    ] = "sentence-transformers",
+    device: Annotated[str | None, typer.Option(help="auto, cpu, cuda, cuda:1 ...")] = None,
+    batch_size: Annotated[int | None, typer.Option(min=1, help="Default: from memory.")] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", help="Other embedder parameter NAME=VALUE, repeatable."),
+    ] = None,
+    reuse: Annotated[
+        bool, typer.Option(help="Reuse vectors of identical records embedded before.")
+    ] = True,
+) -> None:
+    """Compute sentence embeddings for a dataset (resumes an interrupted run)."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.embedding import embed_dataset
+
+    params = parse_params(param)
+    for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
+        if value is not None:
+            params[key] = value
+    from vendiscope.core.project import Project
+
+    with Project.open(project) as opened:
+        result = embed_dataset(
+            opened,
+            dataset,
+            embedder=embedder,
+            params=params,
+            field=field,
+            name=name,
+            reuse=reuse,
+            progress=RichProgress(),
+        )
+    vs = result.vector_set
+    if result.already_complete:
+        console.print(f"vector set [bold]{vs.name}[/] is already complete ({vs.n_rows} x {vs.dim})")
+        return
+    console.print(
+        f"vector set [bold]{vs.name}[/]: {vs.n_rows} x {vs.dim} in {result.seconds:.1f} s "
+        f"({result.embedded} texts embedded, {result.reused} reused"
+        + (f", resumed at row {result.resumed_from}" if result.resumed_from else "")
+        + ")"
+    )
+    if result.empty:
+        console.print(
+            f"[yellow]{result.empty} records have no text in this field[/] (embedded as empty)"
+        )
+    if result.truncated:
+        console.print(
+            f"[yellow]{result.truncated} texts were longer than the model accepts[/] "
+            "and were truncated"
+        )
+
+
+@app.command("vectors")
+@reports_errors
+def list_vectors(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False) -> None:
+    """List the vector sets of a dataset."""
+    from rich.table import Table
+
+    from vendiscope.cli._views import print_json
+    from vendiscope.core.project import Project
+    from vendiscope.core.store import vectors
+
+    with Project.open(project) as opened:
+        sets = vectors.list_sets(opened, dataset)
+    if json:
+        print_json([s.__dict__ for s in sets])
+        return
+    if not sets:
+        console.print(f"no vector sets yet; compute one with `vendiscope embed PROJECT {dataset}`")
+        return
+    table = Table("name", "kind", "rows", "dim", "status", "model")
+    for s in sets:
+        status = (
+            s.status if s.status == "complete" else f"{s.status} ({s.committed_rows}/{s.n_rows})"
+        )
+        table.add_row(s.name, s.kind, str(s.n_rows), str(s.dim), status, s.model or "")
+    console.print(table)

@@ -1,0 +1,266 @@
+"""Vector sets: one row per record, stored as chunked BLOBs in the project.
+
+Each chunk is written and committed on its own, so a job that is killed resumes from its
+last committed chunk; loading a whole set is one sequential read into a numpy array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import delete, func, select, update
+
+from vendiscope.core.errors import ProjectError
+from vendiscope.core.store.schema import VectorChunk, VectorSet
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vendiscope.core.project import Project
+
+DEFAULT_CHUNK_ROWS = 4096
+RUNNING, COMPLETE = "running", "complete"
+
+
+@dataclass(frozen=True)
+class VectorSetInfo:
+    id: int
+    dataset_id: int
+    name: str
+    kind: str
+    model: str | None
+    params: dict[str, Any]
+    dim: int
+    dtype: str
+    n_rows: int
+    chunk_rows: int
+    status: str
+    run_id: int | None
+    created_at: datetime
+    committed_rows: int = 0
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.n_rows // self.chunk_rows)
+
+    def chunk_range(self, index: int) -> tuple[int, int]:
+        start = index * self.chunk_rows
+        return start, min(start + self.chunk_rows, self.n_rows)
+
+
+def _info(row: VectorSet, committed: int) -> VectorSetInfo:
+    return VectorSetInfo(
+        row.id,
+        row.dataset_id,
+        row.name,
+        row.kind,
+        row.model,
+        row.params,
+        row.dim,
+        row.dtype,
+        row.n_rows,
+        row.chunk_rows,
+        row.status,
+        row.run_id,
+        row.created_at,
+        committed,
+    )
+
+
+def list_sets(project: Project, dataset: str) -> list[VectorSetInfo]:
+    """Every vector set of a dataset, with how many rows are committed."""
+    dataset_id = project.dataset(dataset).id
+    with project.session() as session:
+        rows = session.execute(
+            select(VectorSet, func.coalesce(func.sum(VectorChunk.n_rows), 0))
+            .outerjoin(VectorChunk, VectorChunk.vector_set_id == VectorSet.id)
+            .where(VectorSet.dataset_id == dataset_id)
+            .group_by(VectorSet.id)
+            .order_by(VectorSet.id)
+        ).all()
+        return [_info(row, committed) for row, committed in rows]
+
+
+def get_set(project: Project, dataset: str, name: str) -> VectorSetInfo:
+    for found in list_sets(project, dataset):
+        if found.name == name:
+            return found
+    names = ", ".join(s.name for s in list_sets(project, dataset)) or "none yet"
+    raise ProjectError(
+        f"dataset '{dataset}' has no vector set named '{name}' (vector sets: {names})"
+    )
+
+
+def open_for_writing(
+    project: Project,
+    dataset: str,
+    name: str,
+    *,
+    kind: str,
+    model: str | None,
+    params: dict[str, Any],
+    dim: int,
+    dtype: str = "float32",
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    run_id: int | None = None,
+) -> VectorSetInfo:
+    """Create a vector set, or return the existing one of the same configuration to resume.
+
+    A set of the same name with another configuration is never overwritten silently.
+    """
+    info = project.dataset(dataset)
+    wanted = {
+        "kind": kind,
+        "model": model,
+        "params": params,
+        "dim": dim,
+        "dtype": dtype,
+        "n_rows": info.row_count,
+        "chunk_rows": chunk_rows,
+    }
+    existing = next((s for s in list_sets(project, dataset) if s.name == name), None)
+    if existing is not None:
+        differs = [key for key, value in wanted.items() if getattr(existing, key) != value]
+        if differs:
+            raise ProjectError(
+                f"vector set '{name}' of dataset '{dataset}' exists with other settings "
+                f"({', '.join(differs)}); choose another name or delete it first"
+            )
+        return existing
+    with project.session() as session, session.begin():
+        row = VectorSet(dataset_id=info.id, name=name, status=RUNNING, run_id=run_id, **wanted)
+        session.add(row)
+    return get_set(project, dataset, name)
+
+
+def committed_chunks(project: Project, vector_set: VectorSetInfo) -> set[int]:
+    with project.engine.connect() as connection:
+        rows = connection.execute(
+            select(VectorChunk.chunk_index).where(VectorChunk.vector_set_id == vector_set.id)
+        )
+        return {row[0] for row in rows}
+
+
+def write_chunk(
+    project: Project, vector_set: VectorSetInfo, index: int, vectors: np.ndarray
+) -> None:
+    """Store chunk ``index`` (rows ``index * chunk_rows`` onwards) in its own transaction."""
+    import numpy as np
+
+    start, stop = vector_set.chunk_range(index)
+    expected = (stop - start, vector_set.dim)
+    if vectors.shape != expected:
+        raise ProjectError(
+            f"vector set '{vector_set.name}': chunk {index} should be {expected[0]} x "
+            f"{expected[1]}, got {vectors.shape[0]} x {vectors.shape[1] if vectors.ndim > 1 else 1}"
+        )
+    data = np.ascontiguousarray(vectors, dtype=vector_set.dtype).tobytes()
+    with project.session() as session, session.begin():
+        session.add(
+            VectorChunk(
+                vector_set_id=vector_set.id,
+                chunk_index=index,
+                row_start=start,
+                n_rows=stop - start,
+                data=data,
+            )
+        )
+
+
+def mark_complete(project: Project, vector_set: VectorSetInfo) -> VectorSetInfo:
+    missing = set(range(vector_set.n_chunks)) - committed_chunks(project, vector_set)
+    if missing:
+        raise ProjectError(
+            f"vector set '{vector_set.name}' is missing chunks {sorted(missing)[:5]}"
+        )
+    with project.session() as session, session.begin():
+        session.execute(
+            update(VectorSet).where(VectorSet.id == vector_set.id).values(status=COMPLETE)
+        )
+    return get_set(project, _dataset_name(project, vector_set), vector_set.name)
+
+
+def delete_set(project: Project, dataset: str, name: str) -> None:
+    found = get_set(project, dataset, name)
+    with project.session() as session, session.begin():
+        session.execute(delete(VectorSet).where(VectorSet.id == found.id))
+
+
+def load(project: Project, dataset: str, name: str) -> np.ndarray:
+    """The whole matrix (rows in dataset order), read in one sequential pass."""
+    import numpy as np
+
+    found = _complete(project, dataset, name)
+    matrix = np.empty((found.n_rows, found.dim), dtype=found.dtype)
+    flat = matrix.reshape(-1).view(np.uint8)
+    row_bytes = found.dim * matrix.itemsize
+    query = (
+        select(VectorChunk.row_start, VectorChunk.data)
+        .where(VectorChunk.vector_set_id == found.id)
+        .order_by(VectorChunk.chunk_index)
+    )
+    with project.engine.connect() as connection:
+        for row_start, data in connection.execute(query):
+            offset = row_start * row_bytes
+            flat[offset : offset + len(data)] = np.frombuffer(data, dtype=np.uint8)
+    return matrix
+
+
+def iter_chunks(project: Project, dataset: str, name: str) -> Iterator[tuple[int, np.ndarray]]:
+    """``(row_start, rows)`` one chunk at a time: memory-bounded for sets larger than RAM."""
+    import numpy as np
+
+    found = _complete(project, dataset, name)
+    for index in range(found.n_chunks):
+        query = select(VectorChunk.row_start, VectorChunk.data).where(
+            VectorChunk.vector_set_id == found.id, VectorChunk.chunk_index == index
+        )
+        with project.engine.connect() as connection:
+            row_start, data = connection.execute(query).one()
+        yield row_start, np.frombuffer(data, dtype=found.dtype).reshape(-1, found.dim)
+
+
+def read_rows(project: Project, vector_set: VectorSetInfo, positions: list[int]) -> np.ndarray:
+    """Rows at dataset ``positions`` (any order), reading only the chunks that hold them."""
+    import numpy as np
+
+    out = np.empty((len(positions), vector_set.dim), dtype=vector_set.dtype)
+    by_chunk: dict[int, list[int]] = {}
+    for slot, position in enumerate(positions):
+        if not 0 <= position < vector_set.n_rows:
+            raise ProjectError(
+                f"vector set '{vector_set.name}' has {vector_set.n_rows} rows; "
+                f"position {position} is out of range"
+            )
+        by_chunk.setdefault(position // vector_set.chunk_rows, []).append(slot)
+    with project.engine.connect() as connection:
+        for index, slots in by_chunk.items():
+            data = connection.execute(
+                select(VectorChunk.data).where(
+                    VectorChunk.vector_set_id == vector_set.id, VectorChunk.chunk_index == index
+                )
+            ).scalar_one_or_none()
+            if data is None:
+                raise ProjectError(f"vector set '{vector_set.name}': chunk {index} is not written")
+            chunk = np.frombuffer(data, dtype=vector_set.dtype).reshape(-1, vector_set.dim)
+            start = index * vector_set.chunk_rows
+            for slot in slots:
+                out[slot] = chunk[positions[slot] - start]
+    return out
+
+
+def _complete(project: Project, dataset: str, name: str) -> VectorSetInfo:
+    found = get_set(project, dataset, name)
+    if found.status != COMPLETE:
+        raise ProjectError(
+            f"vector set '{name}' is incomplete ({found.committed_rows} of {found.n_rows} rows); "
+            "run the job again to resume it"
+        )
+    return found
+
+
+def _dataset_name(project: Project, vector_set: VectorSetInfo) -> str:
+    return next(d.name for d in project.datasets() if d.id == vector_set.dataset_id)
