@@ -72,7 +72,7 @@ def test_embeds_every_record_in_order(project, tmp_path, registry) -> None:
         project, "d", embedder="hash", chunk_rows=64, registry=registry, progress=progress
     )
     assert result.vector_set.name == "hash/prompt+response"
-    assert (result.embedded, result.reused, result.resumed_from) == (250, 0, 0)
+    assert (result.counts["embedded"], result.counts["reused"], result.resumed_from) == (250, 0, 0)
     texts = [f"{r['question']}\n\n{r['answer']}" for r in rows]
     assert np.array_equal(
         vectors.load(project, "d", result.vector_set.name), expected_matrix(texts)
@@ -108,7 +108,7 @@ def test_cancel_then_resume_gives_the_same_matrix(project, tmp_path, registry) -
     assert (partial.status, partial.committed_rows) == ("running", 128)
     assert project.runs("d")[-1].status == "cancelled"
     resumed = embed_dataset(project, "d", embedder="hash", chunk_rows=64, registry=registry)
-    assert resumed.resumed_from == 128 and resumed.embedded == 172
+    assert resumed.resumed_from == 128 and resumed.counts["embedded"] == 172
 
     import_dataset(project, write_jsonl(tmp_path / "e.jsonl", qa_rows(300)), name="e")
     straight = embed_dataset(
@@ -127,7 +127,7 @@ def test_identical_records_are_embedded_once(project, tmp_path, registry) -> Non
     import_dataset(project, write_jsonl(tmp_path / "b.jsonl", rows), name="b")
     HashEmbedder.calls = []
     result = embed_dataset(project, "b", embedder="hash", registry=registry)
-    assert (result.reused, result.embedded) == (55, 50)
+    assert (result.counts["reused"], result.counts["embedded"]) == (55, 50)
     assert sum(HashEmbedder.calls) == 50
     b = vectors.load(project, "b", result.vector_set.name)
     a = vectors.load(project, "a", result.vector_set.name)
@@ -138,9 +138,9 @@ def test_fields_empty_and_truncated_texts(project, tmp_path, registry) -> None:
     rows = [{"prompt": "short", "response": ""}, {"prompt": "x" * 100, "response": "ok"}]
     import_dataset(project, write_jsonl(tmp_path / "f.jsonl", rows), name="f")
     result = embed_dataset(project, "f", embedder="hash", field="response", registry=registry)
-    assert (result.empty, result.truncated) == (1, 0)
+    assert (result.counts["empty"], result.counts["truncated"]) == (1, 0)
     longer = embed_dataset(project, "f", embedder="hash", field="prompt", registry=registry)
-    assert (longer.empty, longer.truncated) == (0, 1)
+    assert (longer.counts["empty"], longer.counts["truncated"]) == (0, 1)
     assert {s.name for s in vectors.list_sets(project, "f")} == {"hash/response", "hash/prompt"}
 
 

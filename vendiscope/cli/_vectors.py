@@ -61,22 +61,23 @@ def embed(
             progress=RichProgress(),
         )
     vs = result.vector_set
+    counts = result.counts
     if result.already_complete:
         console.print(f"vector set [bold]{vs.name}[/] is already complete ({vs.n_rows} x {vs.dim})")
         return
     console.print(
         f"vector set [bold]{vs.name}[/]: {vs.n_rows} x {vs.dim} in {result.seconds:.1f} s "
-        f"({result.embedded} texts embedded, {result.reused} reused"
+        f"({counts.get('embedded', 0)} texts embedded, {counts.get('reused', 0)} reused"
         + (f", resumed at row {result.resumed_from}" if result.resumed_from else "")
         + ")"
     )
-    if result.empty:
+    if counts.get("empty"):
         console.print(
-            f"[yellow]{result.empty} records have no text in this field[/] (embedded as empty)"
+            f"[yellow]{counts['empty']} records have no text in this field[/] (embedded as empty)"
         )
-    if result.truncated:
+    if counts.get("truncated"):
         console.print(
-            f"[yellow]{result.truncated} texts were longer than the model accepts[/] "
+            f"[yellow]{counts['truncated']} texts were longer than the model accepts[/] "
             "and were truncated"
         )
 

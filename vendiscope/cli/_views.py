@@ -206,3 +206,33 @@ def print_summary(project: Any, dataset: str) -> None:
     print_datasets(project.datasets(), as_json=False)
     print_stats(project.stats(dataset), as_json=False)
     print_records(project.records(dataset, 0, 3), raw=False, as_json=False)
+
+
+METRIC_TITLES = {"gvendi": "G-Vendi", "vendi": "Vendi"}
+
+
+def print_score(result: Any) -> None:
+    title = METRIC_TITLES.get(result.metric, result.metric)
+    q = result.details.get("q")
+    order = f" (q={q})" if q not in (None, 1, 1.0) else ""
+    ci = result.details.get("ci")
+    interval = f"  [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+    console.print(
+        f"[bold]{title}{order}[/] of {result.n} records on '{result.vector_set.name}': "
+        f"[bold]{result.value:.2f}[/]{interval}"
+    )
+    if result.metric in METRIC_TITLES:
+        share = result.value / max(result.n, 1)
+        console.print(
+            f"effective number of distinct examples: {result.value:.1f} "
+            f"({share:.1%} of the records)"
+        )
+    if result.per_source:
+        table = Table("source", "records", title, "per record")
+        for source, row in sorted(result.per_source.items(), key=lambda kv: -kv[1]["value"]):
+            table.add_row(
+                source, str(row["n"]), f"{row['value']:.2f}", f"{row['value'] / row['n']:.3f}"
+            )
+        console.print(table)
+    if result.per_record_set:
+        console.print(f"per-record scores stored as vector set '{result.per_record_set}'")

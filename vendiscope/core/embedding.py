@@ -1,27 +1,25 @@
 """The embedding job: a vector set of sentence embeddings for a dataset, chunk by chunk.
 
-Each chunk of records is embedded and committed on its own; a job that is killed or
-cancelled resumes from its last committed chunk and produces the same matrix. Texts whose
+Built on :mod:`vendiscope.core.vectorjob`: each chunk is committed on its own and a killed or
+cancelled job resumes from its last committed chunk with the same result. Texts whose
 content hash already has a vector from the same model (in any dataset of the project) are
-not embedded again.
+copied instead of embedded again, and each distinct text is embedded once.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.fields import FieldMapping
-from vendiscope.core.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.jobs import CancelToken, Progress
 from vendiscope.core.models import RecordRow
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
-from vendiscope.core.runs import finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.vectors import DEFAULT_CHUNK_ROWS, VectorSetInfo
+from vendiscope.core.vectorjob import ChunkResult, VectorJob, VectorJobResult, run_vector_job
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,18 +28,6 @@ if TYPE_CHECKING:
 
 FIELDS = ("auto", "prompt", "response", "prompt+response", "text", "all")
 DEFAULT_EMBEDDER = "sentence-transformers"
-
-
-@dataclass(frozen=True)
-class EmbedResult:
-    vector_set: VectorSetInfo
-    embedded: int
-    reused: int
-    resumed_from: int
-    empty: int
-    truncated: int
-    seconds: float
-    already_complete: bool = False
 
 
 def resolve_field(field: str, mapping: dict[str, Any]) -> str:
@@ -65,10 +51,6 @@ def text_of(record: RecordRow, field: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def default_name(embedder: str, field: str) -> str:
-    return f"{embedder}/{field}"
-
-
 def embed_dataset(
     project: Project,
     dataset: str,
@@ -82,7 +64,7 @@ def embed_dataset(
     registry: PluginRegistry | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
-) -> EmbedResult:
+) -> VectorJobResult:
     """Embed every record of ``dataset`` into the vector set ``name`` (created or resumed).
 
     Parameters
@@ -94,13 +76,12 @@ def embed_dataset(
         or ``auto``.
     reuse
         Copy vectors of identical records from complete vector sets made with the same model.
+
+    The result's ``counts`` hold ``embedded``, ``reused``, ``empty`` and ``truncated``.
     """
-    started = time.perf_counter()
-    progress = progress or NullProgress()
     cancel = cancel or CancelToken()
     params = dict(params or {})
-    info = project.dataset(dataset)
-    field = resolve_field(field, info.field_mapping)
+    field = resolve_field(field, project.dataset(dataset).field_mapping)
     instance: Embedder = (registry or default_registry()).create("embedder", embedder, **params)
     config = {
         "embedder": embedder,
@@ -108,123 +89,33 @@ def embed_dataset(
         "field": field,
         "model_id": instance.model_id,
     }
-    name = name or default_name(embedder, field)
-    existing = next((s for s in vectors.list_sets(project, dataset) if s.name == name), None)
-    if existing is not None and existing.status == vectors.COMPLETE:
-        vectors.open_for_writing(  # raises if the settings differ
-            project,
-            dataset,
-            name,
-            kind="embedding",
-            model=instance.model_id,
-            params=config,
-            dim=existing.dim,
-            chunk_rows=chunk_rows,
-        )
-        return EmbedResult(existing, 0, 0, existing.n_rows, 0, 0, 0.0, already_complete=True)
-
-    run_id = start_run(
-        project,
-        key=f"embed:{dataset}:{name}",
+    job = VectorJob(
+        dataset=dataset,
+        name=name or f"{embedder}/{field}",
         kind="embedding",
         plugin=f"embedder:{embedder}",
-        dataset_id=info.id,
-        params=config,
-    )
-    try:
-        result = _run(
-            project,
-            dataset,
-            name,
-            instance,
-            config,
-            field,
-            chunk_rows,
-            reuse,
-            run_id,
-            progress,
-            cancel,
-            started,
-        )
-    except BaseException as error:
-        finish_run(
-            project,
-            run_id,
-            status="cancelled" if cancel.cancelled else "failed",
-            error=repr(error),
-            seconds=time.perf_counter() - started,
-        )
-        raise
-    finish_run(
-        project,
-        run_id,
-        status="complete",
-        seconds=result.seconds,
-        result={
-            "rows": result.vector_set.n_rows,
-            "dim": result.vector_set.dim,
-            "embedded": result.embedded,
-            "reused": result.reused,
-            "resumed_from": result.resumed_from,
-            "empty": result.empty,
-            "truncated": result.truncated,
-        },
-    )
-    return result
-
-
-def _run(
-    project: Project,
-    dataset: str,
-    name: str,
-    instance: Embedder,
-    config: dict[str, Any],
-    field: str,
-    chunk_rows: int,
-    reuse: bool,
-    run_id: int,
-    progress: Progress,
-    cancel: CancelToken,
-    started: float,
-) -> EmbedResult:
-    target = vectors.open_for_writing(
-        project,
-        dataset,
-        name,
-        kind="embedding",
-        model=instance.model_id,
-        params=config,
+        model_id=instance.model_id,
+        config=config,
         dim=instance.dim,
         chunk_rows=chunk_rows,
-        run_id=run_id,
+        description=f"Embedding {dataset} ({field})",
     )
-    done_chunks = vectors.committed_chunks(project, target)
-    resumed_from = sum(target.chunk_range(i)[1] - target.chunk_range(i)[0] for i in done_chunks)
-    cache = _VectorCache(project, target, config) if reuse else None
-    progress.start(f"Embedding {dataset} ({field})", total=target.n_rows, unit="records")
-    progress.update(resumed_from)
-    embedded = reused = empty = truncated = 0
-    completed = resumed_from
-    for index in range(target.n_chunks):
-        if index in done_chunks:
-            continue
-        cancel.raise_if_cancelled()
-        start, stop = target.chunk_range(index)
-        records = project.records(dataset, start, stop - start)
+    cache = _VectorCache(project, job) if reuse else None
+
+    def compute(records: Sequence[RecordRow], chunk_progress: Progress) -> ChunkResult:
         texts = [text_of(r, field) for r in records]
-        empty += sum(1 for t in texts if not t)
         chunk, fresh, copied = _embed_chunk(instance, records, texts, cache, cancel)
-        truncated += instance.count_truncated(fresh)
-        embedded += len(fresh)
-        reused += copied
-        vectors.write_chunk(project, target, index, chunk)
-        completed += stop - start
-        progress.update(completed)
-    target = vectors.mark_complete(project, target)
-    progress.finish()
-    return EmbedResult(
-        target, embedded, reused, resumed_from, empty, truncated, time.perf_counter() - started
-    )
+        return ChunkResult(
+            chunk,
+            {
+                "embedded": len(fresh),
+                "reused": copied,
+                "empty": sum(1 for t in texts if not t),
+                "truncated": instance.count_truncated(fresh),
+            },
+        )
+
+    return run_vector_job(project, job, compute, progress=progress, cancel=cancel)
 
 
 def _embed_chunk(
@@ -236,6 +127,8 @@ def _embed_chunk(
 ) -> tuple[np.ndarray, list[str], int]:
     """Vectors for one chunk: copied from the cache, or embedded once per distinct text."""
     import numpy as np
+
+    from vendiscope.core.jobs import NullProgress
 
     chunk = np.empty((len(records), instance.dim), dtype=np.float32)
     hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
@@ -256,15 +149,16 @@ def _embed_chunk(
 class _VectorCache:
     """Vectors of identical records (same content hash) in complete sets of the same model."""
 
-    def __init__(self, project: Project, target: VectorSetInfo, config: dict[str, Any]) -> None:
+    def __init__(self, project: Project, job: VectorJob) -> None:
         self._project = project
         self._sources: list[tuple[VectorSetInfo, dict[str, int]]] = []
         for dataset in project.datasets():
             for found in vectors.list_sets(project, dataset.name):
-                same_model = found.params.get("model_id") == config["model_id"]
-                same_field = found.params.get("field") == config["field"]
-                usable = found.status == vectors.COMPLETE and found.id != target.id
-                if usable and same_model and same_field and found.dim == target.dim:
+                same_model = found.params.get("model_id") == job.model_id
+                same_field = found.params.get("field") == job.config["field"]
+                complete = found.status == vectors.COMPLETE and found.dim == job.dim
+                itself = dataset.name == job.dataset and found.name == job.name
+                if same_model and same_field and complete and not itself:
                     self._sources.append((found, project.content_hash_positions(dataset.name)))
 
     def lookup(self, hashes: Sequence[str]) -> dict[int, np.ndarray]:

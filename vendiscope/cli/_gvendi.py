@@ -1,0 +1,115 @@
+"""Commands for gradient features and diversity scores (G-Vendi, embedding-Vendi)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._output import console, parse_params, reports_errors
+
+
+@app.command()
+@reports_errors
+def gradients(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    model: Annotated[
+        str | None,
+        typer.Option(help="Proxy LM folder or hub id (default: bundled SmolLM2-135M-Instruct)."),
+    ] = None,
+    mode: Annotated[str, typer.Option(help="fast (LoGra-style) or exact.")] = "fast",
+    device: Annotated[str | None, typer.Option(help="auto, cpu, cuda, cuda:1 ...")] = None,
+    batch_size: Annotated[int | None, typer.Option(min=1, help="Default: from memory.")] = None,
+    name: Annotated[
+        str | None, typer.Option(help="Vector set name (default: gradients/MODE).")
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", help="Other featurizer parameter NAME=VALUE, repeatable."),
+    ] = None,
+) -> None:
+    """Compute projected per-example gradients of a proxy LM (the features of G-Vendi)."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.featurizing import featurize_dataset
+    from vendiscope.core.project import Project
+
+    params = parse_params(param)
+    params["mode"] = mode
+    for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
+        if value is not None:
+            params[key] = value
+    with Project.open(project) as opened:
+        result = featurize_dataset(
+            opened, dataset, params=params, name=name, progress=RichProgress()
+        )
+    vs = result.vector_set
+    if result.already_complete:
+        console.print(f"vector set [bold]{vs.name}[/] is already complete ({vs.n_rows} x {vs.dim})")
+        return
+    resumed = f", resumed at row {result.resumed_from}" if result.resumed_from else ""
+    console.print(
+        f"vector set [bold]{vs.name}[/]: {vs.n_rows} x {vs.dim} in {result.seconds:.1f} s"
+        f"{resumed}; next: `vendiscope score PROJECT {dataset} --metric gvendi`"
+    )
+
+
+@app.command()
+@reports_errors
+def score(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    metric: Annotated[
+        str, typer.Option(help="gvendi (gradients), vendi (embeddings), or a metric plugin.")
+    ] = "gvendi",
+    vectors: Annotated[
+        str | None, typer.Option(help="Vector set (default: the latest of the metric's kind).")
+    ] = None,
+    q: Annotated[float, typer.Option(help="Order of the Vendi score (0.5, 1, 2, inf).")] = 1.0,
+    bootstrap: Annotated[
+        int, typer.Option(min=0, help="Bootstrap resamples for a confidence interval.")
+    ] = 0,
+    quality: Annotated[bool, typer.Option(help="Weight by the records' quality values.")] = False,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", help="Other metric parameter NAME=VALUE, repeatable."),
+    ] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Score a dataset's diversity: the score, n, the effective number of distinct examples."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.cli._views import print_json, print_score
+    from vendiscope.core.project import Project
+    from vendiscope.core.scoring import score_dataset
+
+    params = parse_params(param)
+    if metric in ("gvendi", "vendi"):
+        params.setdefault("q", q)
+        if bootstrap:
+            params.setdefault("bootstrap", bootstrap)
+    with Project.open(project) as opened:
+        result = score_dataset(
+            opened,
+            dataset,
+            metric=metric,
+            vector_set=vectors,
+            params=params,
+            use_quality=quality,
+            progress=RichProgress(),
+        )
+    if json:
+        print_json(
+            {
+                "metric": result.metric,
+                "vector_set": result.vector_set.name,
+                "value": result.value,
+                "n": result.n,
+                "details": result.details,
+                "per_source": result.per_source,
+                "per_record_set": result.per_record_set,
+                "run_id": result.run_id,
+            }
+        )
+        return
+    print_score(result)

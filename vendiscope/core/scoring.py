@@ -1,0 +1,222 @@
+"""The scoring job: a metric (e.g. Vendi) over a vector set, overall and per source.
+
+``G-Vendi`` is the Vendi score of a gradient vector set, ``embedding-Vendi`` the same metric
+over an embedding set. Per-record scores (leverage, contribution, uniqueness) are stored as
+a one-column vector set named after the run, so views can colour and sort by them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from vendiscope.core.errors import ProjectError
+from vendiscope.core.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.project import Project
+from vendiscope.core.runs import finish_run, start_run
+from vendiscope.core.store import vectors
+from vendiscope.core.store.schema import Record
+from vendiscope.core.store.vectors import VectorSetInfo
+
+if TYPE_CHECKING:
+    import numpy as np
+
+KIND_FOR_METRIC = {"gvendi": "gradient", "vendi": "embedding"}
+MIN_SOURCE_ROWS = 2
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    metric: str
+    vector_set: VectorSetInfo
+    value: float
+    n: int
+    details: dict[str, Any]
+    per_source: dict[str, dict[str, float]]
+    per_record_set: str | None
+    run_id: int
+
+
+def default_vector_set(project: Project, dataset: str, kind: str) -> VectorSetInfo:
+    """The most recent complete vector set of ``kind`` ("embedding", "gradient", ...)."""
+    complete = [
+        s
+        for s in vectors.list_sets(project, dataset)
+        if s.kind == kind and s.status == vectors.COMPLETE
+    ]
+    if not complete:
+        command = "vendiscope gradients" if kind == "gradient" else "vendiscope embed"
+        raise ProjectError(
+            f"dataset '{dataset}' has no complete {kind} vector set; run `{command}` first"
+        )
+    return complete[-1]
+
+
+def source_positions(project: Project, dataset: str) -> dict[str, list[int]]:
+    """Positions of the records of each source (records without one are left out)."""
+    info = project.dataset(dataset)
+    groups: dict[str, list[int]] = {}
+    query = (
+        select(Record.source, Record.seq)
+        .where(Record.dataset_id == info.id, Record.source.is_not(None))
+        .order_by(Record.seq)
+    )
+    with project.engine.connect() as connection:
+        for source, seq in connection.execute(query):
+            groups.setdefault(source, []).append(seq)
+    return groups
+
+
+def score_dataset(
+    project: Project,
+    dataset: str,
+    *,
+    metric: str = "gvendi",
+    vector_set: str | None = None,
+    params: dict[str, Any] | None = None,
+    use_quality: bool = False,
+    per_source: bool = True,
+    registry: PluginRegistry | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> ScoreResult:
+    """Score ``dataset`` with a metric plugin over one of its vector sets, and record the run.
+
+    ``metric`` is ``gvendi`` (Vendi over the latest gradient set), ``vendi`` (over the latest
+    embedding set), or any metric plugin name (then ``vector_set`` is required).
+    """
+    import numpy as np
+
+    started = time.perf_counter()
+    progress = progress or NullProgress()
+    cancel = cancel or CancelToken()
+    params = dict(params or {})
+    plugin = "vendi" if metric in KIND_FOR_METRIC else metric
+    if vector_set is not None:
+        target = vectors.get_set(project, dataset, vector_set)
+    elif metric in KIND_FOR_METRIC:
+        target = default_vector_set(project, dataset, KIND_FOR_METRIC[metric])
+    else:
+        raise ProjectError(f"metric '{metric}' needs a vector set (--vectors NAME)")
+    instance = (registry or default_registry()).create("metric", plugin, **params)
+    run_params = {
+        "metric": metric,
+        "plugin": plugin,
+        "params": params,
+        "vector_set": target.name,
+        "use_quality": use_quality,
+    }
+    run_id = start_run(
+        project,
+        key=f"score:{dataset}:{metric}:{target.name}",
+        kind="metric",
+        plugin=f"metric:{plugin}",
+        dataset_id=project.dataset(dataset).id,
+        params=run_params,
+        seed=params.get("seed"),
+    )
+    try:
+        progress.start(f"Scoring {dataset} ({metric} on {target.name})", total=None)
+        matrix = vectors.load(project, dataset, target.name)
+        quality = _quality(project, dataset) if use_quality else None
+        result = instance.compute(matrix, quality=quality)
+        cancel.raise_if_cancelled()
+        breakdown: dict[str, dict[str, float]] = {}
+        if per_source:
+            for source, positions in source_positions(project, dataset).items():
+                cancel.raise_if_cancelled()
+                if len(positions) >= MIN_SOURCE_ROWS:
+                    rows = matrix[np.asarray(positions)]
+                    sub_quality = quality[np.asarray(positions)] if quality is not None else None
+                    value = instance.compute(rows, quality=sub_quality).value
+                    breakdown[source] = {"n": len(positions), "value": float(value)}
+        per_record_set = None
+        if result.per_record is not None:
+            per_record_set = _store_per_record(project, dataset, run_id, target, result.per_record)
+        progress.finish()
+    except BaseException as error:
+        finish_run(
+            project,
+            run_id,
+            status="cancelled" if cancel.cancelled else "failed",
+            error=repr(error),
+            seconds=time.perf_counter() - started,
+        )
+        raise
+    details = {k: v for k, v in result.details.items() if _jsonable(v)}
+    finish_run(
+        project,
+        run_id,
+        status="complete",
+        seconds=time.perf_counter() - started,
+        result={
+            "value": float(result.value),
+            "n": target.n_rows,
+            "details": details,
+            "per_source": breakdown,
+            "per_record_set": per_record_set,
+        },
+    )
+    return ScoreResult(
+        metric,
+        target,
+        float(result.value),
+        target.n_rows,
+        details,
+        breakdown,
+        per_record_set,
+        run_id,
+    )
+
+
+def _quality(project: Project, dataset: str) -> np.ndarray:
+    import numpy as np
+
+    info = project.dataset(dataset)
+    with project.engine.connect() as connection:
+        values = connection.execute(
+            select(Record.quality).where(Record.dataset_id == info.id).order_by(Record.seq)
+        ).scalars()
+        quality = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    if np.isnan(quality).any():
+        missing = int(np.isnan(quality).sum())
+        raise ProjectError(f"dataset '{dataset}': {missing} records have no quality value")
+    return quality
+
+
+def _store_per_record(
+    project: Project, dataset: str, run_id: int, source: VectorSetInfo, scores: Any
+) -> str:
+    import numpy as np
+
+    name = f"scores/run-{run_id}"
+    column = np.asarray(scores, dtype=np.float32).reshape(-1, 1)
+    target = vectors.open_for_writing(
+        project,
+        dataset,
+        name,
+        kind="score",
+        model=source.model,
+        params={"run_id": run_id, "vector_set": source.name},
+        dim=1,
+        run_id=run_id,
+    )
+    for index in range(target.n_chunks):
+        start, stop = target.chunk_range(index)
+        vectors.write_chunk(project, target, index, column[start:stop])
+    vectors.mark_complete(project, target)
+    return name
+
+
+def _jsonable(value: Any) -> bool:
+    import json
+
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
