@@ -240,4 +240,4 @@ def demo(
 
 
 # Commands defined in their own modules register themselves on `app` when imported.
-from vendiscope.cli import _gvendi, _vectors  # noqa: E402, F401
+from vendiscope.cli import _gvendi, _search, _vectors  # noqa: E402, F401

@@ -80,5 +80,29 @@ manifest = PluginManifest(
             "Hugging Face datasets folder (load_from_disk)",
             meta={"suffix": ""},
         ),
+        Contribution(
+            "featurizer",
+            "gradients",
+            "vendiscope.plugins.featurizers.gradients:GradientFeaturizer",
+            "Proxy-LM gradients (G-Vendi)",
+        ),
+        Contribution(
+            "metric",
+            "vendi",
+            "vendiscope.plugins.metrics.vendi:VendiMetric",
+            "Vendi score",
+            description=(
+                "Effective number of distinct examples (Vendi score of order q) of a vector "
+                "set, optionally quality-weighted, with a bootstrap interval and per-record "
+                "leverage, contribution or kNN uniqueness."
+            ),
+        ),
+        Contribution(
+            "embedder",
+            "sentence-transformers",
+            "vendiscope.plugins.embedders.sentence_transformers:SentenceTransformerEmbedder",
+            "Sentence-transformers encoder",
+            meta={"default": True},
+        ),
     ),
 )

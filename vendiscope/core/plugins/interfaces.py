@@ -101,6 +101,18 @@ class Embedder(ABC):
     def model_id(self) -> str:
         """An identifier of the model and its parameters, stored with the vectors."""
 
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """The number of columns of :meth:`embed`'s result."""
+
+    def count_truncated(self, texts: Sequence[str]) -> int:
+        """How many of ``texts`` exceed the model's input limit and are truncated when embedded.
+
+        The default returns 0 (unknown or no limit); embedders that know their limit override it.
+        """
+        return 0
+
 
 class Featurizer(ABC):
     """Maps records (role -> text dicts) to feature vectors, e.g. projected gradients."""
@@ -114,6 +126,23 @@ class Featurizer(ABC):
         cancel: CancelToken,
     ) -> np.ndarray:
         """Return an ``(len(records), dim)`` float32 array."""
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """The number of columns of :meth:`featurize`'s result."""
+
+    @property
+    @abstractmethod
+    def model_id(self) -> str:
+        """A stable id of everything that changes the vectors (model, mode, seed, ...).
+
+        Stored with the vectors; two featurizers with the same id give the same vectors.
+        """
+
+    def describe(self) -> dict[str, Any]:
+        """Plain facts about the features worth recording with a run (JSON-serialisable)."""
+        return {}
 
 
 # --------------------------------------------------------------------------- metrics
@@ -130,8 +159,15 @@ class Metric(ABC):
     """Scores a set of vectors (rows are examples)."""
 
     @abstractmethod
-    def compute(self, vectors: np.ndarray) -> MetricResult:
-        """Compute the metric; must not modify ``vectors``."""
+    def compute(self, vectors: np.ndarray, *, quality: np.ndarray | None = None) -> MetricResult:
+        """Compute the metric; must not modify ``vectors``.
+
+        ``vectors`` is an ``(n, d)`` array, one row per record. ``quality`` is an optional
+        non-negative weight per row (length ``n``) for metrics with a quality-weighted form
+        (e.g. the quality-weighted Vendi score); a metric without one raises ``ValueError``
+        when it is given, rather than ignoring it. Bad input raises ``ValueError`` naming
+        the parameter (or row) at fault.
+        """
 
 
 # --------------------------------------------------------------------------- selectors

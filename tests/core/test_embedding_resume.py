@@ -1,0 +1,73 @@
+"""A process killed while embedding resumes to exactly the matrix of an uninterrupted run."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+from vendiscope.core.embedding import embed_dataset
+from vendiscope.core.importing import import_dataset
+from vendiscope.core.project import Project
+from vendiscope.core.store import vectors
+
+DEMO = Path(__file__).resolve().parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from vendiscope.core.embedding import embed_dataset
+    from vendiscope.core.jobs import NullProgress
+    from vendiscope.core.project import Project
+
+    class ParkAfterTwoChunks(NullProgress):
+        def update(self, completed, total=None):
+            if completed >= 128:
+                print("committed", flush=True)
+                time.sleep(120)  # the parent kills us here, with chunks 0 and 1 committed
+
+    with Project.open(sys.argv[1]) as project:
+        embed_dataset(project, "demo", chunk_rows=64, progress=ParkAfterTwoChunks())
+    """
+)
+
+
+@pytest.mark.slow
+def test_killed_embedding_resumes_to_the_same_matrix(tmp_path: Path) -> None:
+    lines = DEMO.read_bytes().splitlines()[:300]
+    source = tmp_path / "demo.jsonl"
+    source.write_bytes(b"\n".join(lines) + b"\n")
+    interrupted, straight = tmp_path / "a.vscope", tmp_path / "b.vscope"
+    for location in (interrupted, straight):
+        with Project.create(location) as project:
+            import_dataset(project, source, name="demo")
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(interrupted)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "committed"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+
+    with Project.open(interrupted) as project:
+        (partial,) = vectors.list_sets(project, "demo")
+        assert partial.status == "running" and partial.committed_rows == 128
+        resumed = embed_dataset(project, "demo", chunk_rows=64)
+        assert resumed.resumed_from == 128
+        first = vectors.load(project, "demo", resumed.vector_set.name)
+    with Project.open(straight) as project:
+        whole = embed_dataset(project, "demo", chunk_rows=64)
+        second = vectors.load(project, "demo", whole.vector_set.name)
+    assert first.shape == (300, 384)
+    assert np.array_equal(first, second)
+    assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
+    assert orjson.loads(lines[0])["id"] == "demo-00001"

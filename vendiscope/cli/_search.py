@@ -1,0 +1,291 @@
+"""Commands over vector indexes: nearest neighbours, near-duplicate groups, coverage."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._output import console, errors, reports_errors, shorten
+
+VectorsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--vectors", help="Vector set (default: the dataset's most recent embedding set)."
+    ),
+]
+IndexOpt = Annotated[
+    str,
+    typer.Option(
+        "--index",
+        help="auto (exact below 20,000 rows or for few queries, else calibrated IVF), "
+        "flat, ivf, hnsw.",
+    ),
+]
+DeviceOpt = Annotated[str, typer.Option("--device", help="auto (GPU if FAISS sees one), cpu, gpu.")]
+
+
+def _text(record: Any, width: int = 70) -> str:
+    return shorten(record.display_text(), width) if record is not None else ""
+
+
+@app.command()
+@reports_errors
+def neighbors(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    vectors: VectorsOpt = None,
+    record: Annotated[
+        int | None, typer.Option("--record", "-r", min=0, help="Query by this record position.")
+    ] = None,
+    text: Annotated[
+        str | None, typer.Option("--text", "-t", help="Query by free text (embedded).")
+    ] = None,
+    k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many neighbours.")] = 10,
+    json: JsonOpt = False,
+) -> None:
+    """The records most similar to a record or to a text (cosine similarity)."""
+    from vendiscope.cli._views import print_json
+    from vendiscope.core.neighbors import (
+        neighbors_of_records,
+        neighbors_of_text,
+        records_at,
+        resolve_vector_set,
+    )
+    from vendiscope.core.project import Project
+
+    if (record is None) == (text is None):
+        errors.print("[bold red]error:[/] give exactly one of --record POS or --text TEXT")
+        raise typer.Exit(2)
+    with Project.open(project) as opened:
+        info = resolve_vector_set(opened, dataset, vectors)
+        if record is not None:
+            found = neighbors_of_records(opened, dataset, info.name, [record], k)[0]
+            query: dict[str, Any] = {"record": record}
+        else:
+            assert text is not None
+            found = neighbors_of_text(opened, dataset, info.name, text, k)[0]
+            query = {"text": text}
+        wanted = [n.position for n in found] + ([record] if record is not None else [])
+        shown = records_at(opened, dataset, wanted)
+    if json:
+        print_json(
+            {
+                "dataset": dataset,
+                "vector_set": info.name,
+                "query": query,
+                "neighbors": [
+                    {
+                        "position": n.position,
+                        "similarity": round(n.similarity, 6),
+                        "text": shown[n.position].display_text() if n.position in shown else None,
+                    }
+                    for n in found
+                ],
+            }
+        )
+        return
+    from rich.table import Table
+
+    about = (
+        f"record {record}: {_text(shown.get(record), 90)}"
+        if record is not None
+        else f"text: {shorten(text, 90)}"
+    )
+    console.print(f"neighbours in [bold]{dataset}[/] ({info.name}) of {about}")
+    table = Table("#", "pos", "similarity", "text")
+    for rank, n in enumerate(found, 1):
+        table.add_row(str(rank), str(n.position), f"{n.similarity:.4f}", _text(shown[n.position]))
+    console.print(table)
+
+
+@app.command("near-dups")
+@reports_errors
+def near_dups(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    vectors: VectorsOpt = None,
+    threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Cosine similarity that makes a pair.")
+    ] = 0.95,
+    k: Annotated[
+        int, typer.Option("-k", "--k", min=1, help="Neighbours examined per record.")
+    ] = 20,
+    save: Annotated[
+        bool,
+        typer.Option(help="Save redundant records as the subset near-duplicates@THRESHOLD."),
+    ] = True,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace that subset if it exists.")
+    ] = False,
+    show: Annotated[int, typer.Option(min=0, help="Groups to print (largest first).")] = 10,
+    index: IndexOpt = "auto",
+    device: DeviceOpt = "auto",
+    json: JsonOpt = False,
+) -> None:
+    """Find groups of near-duplicate records (cosine similarity >= threshold)."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.cli._views import print_json
+    from vendiscope.core.neighbors import find_near_duplicates, records_at
+    from vendiscope.core.project import Project
+
+    with Project.open(project) as opened:
+        report = find_near_duplicates(
+            opened,
+            dataset,
+            vectors,
+            threshold=threshold,
+            k=k,
+            save=save,
+            overwrite=overwrite,
+            index=index,
+            device=device,
+            progress=RichProgress(),
+        )
+        listed = report.groups[:show]
+        shown = records_at(opened, dataset, [p for g in listed for p in g.positions[:5]])
+    if json:
+        print_json(
+            {
+                **report.summary(),
+                "index": report.index,
+                "groups_detail": [
+                    [
+                        {"position": p, "similarity": s}
+                        for p, s in zip(g.positions, g.similarities, strict=True)
+                    ]
+                    for g in report.groups
+                ],
+            }
+        )
+        return
+    console.print(
+        f"[bold]{len(report.groups)}[/] groups of near-duplicates (cosine >= {threshold:g}) in "
+        f"{report.n_records} records of [bold]{dataset}[/] ({report.vector_set}): "
+        f"{report.records_in_groups} records in groups, [bold]{report.redundant}[/] redundant "
+        f"({report.redundant / max(report.n_records, 1):.1%}); "
+        f"index {_index_words(report.index)}; {report.seconds:.1f} s"
+    )
+    if listed:
+        from rich.table import Table
+
+        table = Table("group", "pos", "sim. to first", "text", show_lines=False)
+        for number, group in enumerate(listed, 1):
+            for i, (p, s) in enumerate(zip(group.positions, group.similarities, strict=True)):
+                if i == 5:
+                    table.add_row("", "…", "", f"and {len(group) - 5} more", end_section=True)
+                    break
+                table.add_row(
+                    f"{number} ({len(group)})" if i == 0 else "",
+                    str(p),
+                    "kept" if i == 0 else f"{s:.4f}",
+                    _text(shown.get(p)),
+                    end_section=i == len(group) - 1,
+                )
+        console.print(table)
+        if len(report.groups) > len(listed):
+            console.print(f"… and {len(report.groups) - len(listed)} more groups (--show N)")
+    if report.subset is not None:
+        console.print(
+            f"saved the {report.subset.size} redundant records as subset "
+            f"[bold]{report.subset.name}[/] (run {report.run_id})"
+        )
+
+
+@app.command()
+@reports_errors
+def coverage(
+    project: ProjectArg,
+    train: Annotated[str, typer.Argument(help="Training dataset (the one that should cover).")],
+    target: Annotated[str, typer.Argument(help="Target dataset (e.g. a benchmark).")],
+    train_vectors: Annotated[
+        str | None, typer.Option(help="Train vector set (default: most recent embedding set).")
+    ] = None,
+    target_vectors: Annotated[
+        str | None, typer.Option(help="Target vector set (default: most recent embedding set).")
+    ] = None,
+    radius: Annotated[
+        float,
+        typer.Option(min=-1.0, max=1.0, help="A target is covered by a train record this similar."),
+    ] = 0.8,
+    train_subset: Annotated[
+        str | None, typer.Option(help="Use only this subset of the training dataset.")
+    ] = None,
+    show: Annotated[int, typer.Option(min=0, help="Least covered targets to print.")] = 10,
+    index: IndexOpt = "auto",
+    device: DeviceOpt = "auto",
+    json: JsonOpt = False,
+) -> None:
+    """How many target records have a training record within a cosine radius."""
+    import numpy as np
+
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.cli._views import print_json
+    from vendiscope.core.neighbors import coverage as compute_coverage
+    from vendiscope.core.neighbors import records_at
+    from vendiscope.core.project import Project
+
+    with Project.open(project) as opened:
+        report = compute_coverage(
+            opened,
+            train,
+            train_vectors,
+            target,
+            target_vectors,
+            radius=radius,
+            train_subset=train_subset,
+            index=index,
+            device=device,
+            progress=RichProgress(),
+        )
+        worst = [int(i) for i in np.argsort(report.similarities, kind="stable")[:show]]
+        targets = records_at(opened, target, worst)
+        trains = records_at(opened, train, [int(report.nearest[i]) for i in worst])
+    if json:
+        print_json(
+            {
+                **report.summary(),
+                "index": report.index,
+                "uncovered": report.uncovered,
+                "nearest": [int(p) for p in report.nearest],
+                "similarities": [round(float(s), 6) for s in report.similarities],
+            }
+        )
+        return
+    q = report.quantiles()
+    console.print(
+        f"[bold]{report.fraction:.1%}[/] of {report.n_targets} records of [bold]{target}[/] "
+        f"have a record of [bold]{train}[/]"
+        + (f" (subset {train_subset})" if train_subset else "")
+        + f" within cosine {radius:g} ({report.covered} covered, "
+        f"{report.n_targets - report.covered} not); nearest-train similarity: "
+        + ", ".join(f"{name} {value:.3f}" for name, value in q.items())
+    )
+    if worst:
+        from rich.table import Table
+
+        table = Table("target", "similarity", "target text", "nearest train", show_lines=True)
+        for i in worst:
+            nearest = int(report.nearest[i])
+            table.add_row(
+                str(i),
+                f"{report.similarities[i]:.4f}",
+                _text(targets.get(i), 50),
+                f"{nearest}: {_text(trains.get(nearest), 50)}",
+            )
+        console.print("least covered targets:")
+        console.print(table)
+
+
+def _index_words(index: dict[str, Any]) -> str:
+    words = index.get("kind", "?")
+    if "nprobe" in index:
+        words += f" (nprobe {index['nprobe']} of {index['nlist']} lists)"
+    if "ef_search" in index:
+        words += f" (efSearch {index['ef_search']})"
+    if index.get("calibrated_recall") is not None and index.get("kind") != "flat":
+        words += f", estimated recall@10 {index['calibrated_recall']:.3f}"
+    if index.get("fallback"):
+        words += f" [{index['fallback']}]"
+    return words
