@@ -65,8 +65,16 @@ def test_resume_continues_after_committed_chunks(project, dataset) -> None:
 
 def test_other_settings_are_never_overwritten(project, dataset) -> None:
     new_set(project, dataset)
-    with pytest.raises(ProjectError, match=r"exists with other settings \(params, dim\)"):
+    with pytest.raises(ProjectError, match=r"exists with other settings \(dim, params\)"):
         new_set(project, dataset, params={"a": 2}, dim=16)
+
+
+def test_only_identity_params_must_match(project, dataset) -> None:
+    first = new_set(project, dataset, params={"model": "m", "batch_size": 8}, identity=("model",))
+    again = new_set(project, dataset, params={"model": "m", "batch_size": 64}, identity=("model",))
+    assert again.id == first.id
+    with pytest.raises(ProjectError, match="other settings"):
+        new_set(project, dataset, params={"model": "n", "batch_size": 8}, identity=("model",))
 
 
 def test_bad_chunk_shape_is_refused(project, dataset) -> None:

@@ -99,6 +99,7 @@ def embed_dataset(
         dim=instance.dim,
         chunk_rows=chunk_rows,
         description=f"Embedding {dataset} ({field})",
+        identity=("embedder", "field", "model_id"),
     )
     cache = _VectorCache(project, job) if reuse else None
 

@@ -62,6 +62,7 @@ def featurize_dataset(
         config=config,
         dim=instance.dim,
         chunk_rows=chunk_rows,
+        identity=("featurizer", "model_id"),
         description=f"Features of {dataset} ({featurizer}{'/' + mode if mode else ''})",
     )
 

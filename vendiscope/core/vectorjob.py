@@ -54,6 +54,7 @@ class VectorJob:
     dim: int
     chunk_rows: int = vectors.DEFAULT_CHUNK_ROWS
     description: str = ""
+    identity: tuple[str, ...] = ("model_id",)
 
 
 class ChunkProgress:
@@ -94,6 +95,7 @@ def run_vector_job(
         "params": job.config,
         "dim": job.dim,
         "chunk_rows": job.chunk_rows,
+        "identity": job.identity,
     }
     existing = next(
         (s for s in vectors.list_sets(project, job.dataset) if s.name == job.name), None

@@ -106,10 +106,13 @@ def open_for_writing(
     dtype: str = "float32",
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     run_id: int | None = None,
+    identity: tuple[str, ...] | None = None,
 ) -> VectorSetInfo:
     """Create a vector set, or return the existing one of the same configuration to resume.
 
     A set of the same name with another configuration is never overwritten silently.
+    ``identity`` names the ``params`` keys that change the vectors (all of them by default);
+    other keys, such as a batch size, may differ between runs.
     """
     info = project.dataset(dataset)
     wanted = {
@@ -123,7 +126,14 @@ def open_for_writing(
     }
     existing = next((s for s in list_sets(project, dataset) if s.name == name), None)
     if existing is not None:
-        differs = [key for key, value in wanted.items() if getattr(existing, key) != value]
+        differs = [
+            key
+            for key, value in wanted.items()
+            if key != "params" and getattr(existing, key) != value
+        ]
+        keys = identity if identity is not None else tuple({*params, *existing.params})
+        if any(existing.params.get(k) != params.get(k) for k in keys):
+            differs.append("params")
         if differs:
             raise ProjectError(
                 f"vector set '{name}' of dataset '{dataset}' exists with other settings "
