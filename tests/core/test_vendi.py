@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vendiscope.core import vendi as V
+from vendiscope.core import vendi_records as R
 
 ORDERS = [0.5, 1.0, 2.0, math.inf]
 
@@ -215,23 +216,23 @@ def test_bootstrap_primal_form_and_quality() -> None:
 @pytest.mark.parametrize("shape", [(400, 10), (12, 30)])
 def test_leverage_sums_to_the_rank(shape: tuple[int, int]) -> None:
     x = rows(*shape)
-    leverage = V.leverage_scores(x, ridge=1e-12)
+    leverage = R.leverage_scores(x, ridge=1e-12)
     assert leverage.shape == (shape[0],) and leverage.min() >= 0 and leverage.max() < 1 + 1e-9
     assert leverage.sum() == pytest.approx(min(shape), rel=1e-8)
     # with a larger ridge the sum is sum s / (s + ridge), below the rank
-    assert V.leverage_scores(x, ridge=1.0).sum() < min(shape)
+    assert R.leverage_scores(x, ridge=1.0).sum() < min(shape)
 
 
 def test_leverage_of_a_row_alone_in_its_direction_is_one() -> None:
     x = np.zeros((201, 9))
     x[:200, :8] = rows(200, 8)
     x[200, 8] = 3.0
-    leverage = V.leverage_scores(x, ridge=1e-12)
+    leverage = R.leverage_scores(x, ridge=1e-12)
     assert leverage[200] == pytest.approx(1.0, abs=1e-9)
     assert leverage.sum() == pytest.approx(9, rel=1e-8)
     # matches the definition in the primal (n x n) form
     ref = unit(x) @ np.linalg.solve(unit(x).T @ unit(x) + 1e-6 * np.eye(9), unit(x).T)
-    np.testing.assert_allclose(V.leverage_scores(x), np.diag(ref), rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(R.leverage_scores(x), np.diag(ref), rtol=1e-6, atol=1e-10)
 
 
 def _loo(x: np.ndarray, q: float) -> np.ndarray:
@@ -254,8 +255,8 @@ DATA = {
 def test_fast_contributions_match_exact_leave_one_out(q: float, data: str) -> None:
     x = DATA[data]()
     exact = _loo(x, q)
-    np.testing.assert_allclose(V.vendi_contributions(x, q, method="exact"), exact, atol=1e-9)
-    fast = V.vendi_contributions(x, q)
+    np.testing.assert_allclose(R.vendi_contributions(x, q, method="exact"), exact, atol=1e-9)
+    fast = R.vendi_contributions(x, q)
     scale = np.abs(exact).max()
     # exact up to quadrature (0 < q < 2) and rounding; q < 1/2 with rows alone in their
     # direction is the hardest case (about 1e-6)
@@ -264,19 +265,19 @@ def test_fast_contributions_match_exact_leave_one_out(q: float, data: str) -> No
 
 def test_contributions_for_q_above_two_are_a_close_approximation() -> None:
     x = rows(500, 10)
-    exact = V.vendi_contributions(x, 3.0, method="exact")
-    fast = V.vendi_contributions(x, 3.0)
+    exact = R.vendi_contributions(x, 3.0, method="exact")
+    fast = R.vendi_contributions(x, 3.0)
     assert np.abs(fast - exact).max() <= 0.02 * np.abs(exact).max()
     assert np.corrcoef(fast, exact)[0, 1] > 0.999
 
 
 def test_contributions_signs_quality_and_single_row() -> None:
     x = np.vstack([np.repeat(rows(3, 6), 20, 0), rows(1, 6, seed=9)])  # 60 copies + 1 lone row
-    contributions = V.vendi_contributions(x)
+    contributions = R.vendi_contributions(x)
     assert contributions[-1] > 0 and contributions[-1] == contributions.max()
     assert (contributions[:-1] < contributions[-1]).all()
     quality = np.random.default_rng(2).uniform(0.1, 1, len(x))
-    weighted = V.vendi_contributions(x, quality=quality)
+    weighted = R.vendi_contributions(x, quality=quality)
     expected = np.array(
         [
             V.vendi_score(x, quality=quality)
@@ -285,44 +286,44 @@ def test_contributions_signs_quality_and_single_row() -> None:
         ]
     )
     np.testing.assert_allclose(weighted, expected, atol=1e-9)
-    assert V.vendi_contributions(x[:1]).tolist() == [1.0]
+    assert R.vendi_contributions(x[:1]).tolist() == [1.0]
     with pytest.raises(ValueError, match="method"):
-        V.vendi_contributions(x, method="approximately")
+        R.vendi_contributions(x, method="approximately")
 
 
 def test_per_record_scores_reuse_a_decomposition() -> None:
     x = rows(500, 16).astype(np.float32)
     dec = V.decompose(x, eigenvectors=True, chunk_rows=64)
     np.testing.assert_allclose(
-        V.leverage_scores(x, decomposition=dec, chunk_rows=64), V.leverage_scores(x), rtol=1e-4
+        R.leverage_scores(x, decomposition=dec, chunk_rows=64), R.leverage_scores(x), rtol=1e-4
     )
-    contributions = V.vendi_contributions(x)  # float32 sums in other chunks: ~1e-6 apart
+    contributions = R.vendi_contributions(x)  # float32 sums in other chunks: ~1e-6 apart
     np.testing.assert_allclose(
-        V.vendi_contributions(x, decomposition=dec),
+        R.vendi_contributions(x, decomposition=dec),
         contributions,
         atol=1e-5 * np.abs(contributions).max(),
     )
     with pytest.raises(ValueError, match="eigenvectors=True"):
-        V.leverage_scores(x, decomposition=V.decompose(x))
+        R.leverage_scores(x, decomposition=V.decompose(x))
 
 
 def test_knn_uniqueness() -> None:
     x = rows(200, 8)
     x[10] = x[20] * 2.5  # a duplicate direction
-    uniqueness = V.knn_uniqueness(x, k=1)
+    uniqueness = R.knn_uniqueness(x, k=1)
     assert uniqueness[10] == pytest.approx(0, abs=1e-6)
     assert uniqueness[20] == pytest.approx(0, abs=1e-6)
-    assert V.knn_uniqueness(np.eye(5), k=3) == pytest.approx(np.ones(5), abs=1e-6)
+    assert R.knn_uniqueness(np.eye(5), k=3) == pytest.approx(np.ones(5), abs=1e-6)
     tripled = np.repeat(rows(30, 6), 3, 0)  # every row has two copies: k = 2 finds them
-    assert V.knn_uniqueness(tripled, k=2) == pytest.approx(np.zeros(90), abs=1e-5)
-    default = V.knn_uniqueness(x)
+    assert R.knn_uniqueness(tripled, k=2) == pytest.approx(np.zeros(90), abs=1e-5)
+    default = R.knn_uniqueness(x)
     assert default.shape == (200,) and (default > uniqueness - 1e-6).all()
     # a row is never its own neighbour, and the mean is over the k others
     sims = unit(x) @ unit(x).T
     np.fill_diagonal(sims, -np.inf)
     top = -np.sort(-sims, axis=1)[:, :10]
     np.testing.assert_allclose(default, 1 - top.mean(axis=1), atol=1e-5)
-    assert V.knn_uniqueness(x[:1]).tolist() == [1.0]
-    assert V.knn_uniqueness(x[:3], k=50).shape == (3,)
+    assert R.knn_uniqueness(x[:1]).tolist() == [1.0]
+    assert R.knn_uniqueness(x[:3], k=50).shape == (3,)
     with pytest.raises(ValueError, match="k must be"):
-        V.knn_uniqueness(x, k=0)
+        R.knn_uniqueness(x, k=0)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vendiscope.core import vendi as V
+from vendiscope.core import vendi_records as R
 from vendiscope.core.errors import PluginError
 from vendiscope.core.plugins import Metric, MetricResult, PluginRegistry
 from vendiscope.plugins.metrics.vendi import VendiMetric
@@ -53,7 +54,7 @@ def test_defaults_and_details() -> None:
     assert details["effective_number"] == result.value
     assert len(details["spectrum_top"]) == 16 and sum(details["spectrum_top"]) == pytest.approx(1)
     assert details["per_record"] == "leverage"
-    np.testing.assert_allclose(result.per_record, V.leverage_scores(x), rtol=1e-6)
+    np.testing.assert_allclose(result.per_record, R.leverage_scores(x), rtol=1e-6)
     json.dumps(details, allow_nan=False)  # storable as a run result
     np.testing.assert_array_equal(x, before)
 
@@ -79,7 +80,7 @@ def test_spectrum_keeps_the_top_fifty() -> None:
 def test_per_record_kinds(kind: str) -> None:
     x = data(300, 12)
     result = VendiMetric(q=0.5, per_record=kind, k=5).compute(x)
-    by_kind = {"contribution": V.vendi_contributions, "uniqueness": V.knn_uniqueness}
+    by_kind = {"contribution": R.vendi_contributions, "uniqueness": R.knn_uniqueness}
     expected = by_kind[kind](x, 0.5) if kind == "contribution" else by_kind[kind](x, 5)
     np.testing.assert_allclose(result.per_record, expected, rtol=1e-6, atol=1e-9)
     assert result.details["per_record"] == kind
@@ -98,7 +99,7 @@ def test_quality_weighting_and_bootstrap() -> None:
     assert low <= result.value <= high and result.details["ci_level"] == 0.95
     assert result.details["ci"] == metric.compute(x, quality=quality).details["ci"]
     np.testing.assert_allclose(
-        result.per_record, V.vendi_contributions(x, quality=quality), rtol=1e-9, atol=1e-12
+        result.per_record, R.vendi_contributions(x, quality=quality), rtol=1e-9, atol=1e-12
     )
     json.dumps(result.details, allow_nan=False)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from vendiscope.core import vendi
+from vendiscope.core import vendi, vendi_records
 from vendiscope.core.plugins.interfaces import Metric, MetricResult
 
 PER_RECORD = (None, "leverage", "contribution", "uniqueness")
@@ -108,13 +108,15 @@ class VendiMetric(Metric):
 
         per_record = None
         if self.per_record == "leverage":
-            per_record = vendi.leverage_scores(matrix, normalize=self.normalize, decomposition=dec)
+            per_record = vendi_records.leverage_scores(
+                matrix, normalize=self.normalize, decomposition=dec
+            )
         elif self.per_record == "contribution":
-            per_record = vendi.vendi_contributions(
+            per_record = vendi_records.vendi_contributions(
                 matrix, order, normalize=self.normalize, quality=weights, decomposition=dec
             )
         elif self.per_record == "uniqueness":
-            per_record = vendi.knn_uniqueness(matrix, self.k, normalize=self.normalize)
+            per_record = vendi_records.knn_uniqueness(matrix, self.k, normalize=self.normalize)
 
         ci = None
         if self.bootstrap:
