@@ -129,3 +129,20 @@ def test_text_query_with_the_real_embedder(tmp_path: Path) -> None:
     )
     assert {n["text"] for n in got["neighbors"]} == set(PARAPHRASES[:2])
     assert got["query"] == {"text": "capital city of France"}
+
+
+def test_neighbors_of_a_batch_of_vectors(project: Path, tmp_path: Path) -> None:
+    train = planted(dim=32)
+    queries = tmp_path / "queries.npy"
+    np.save(queries, train[[5, 150]])
+    got = json.loads(run("neighbors", project, "qa", "--queries", queries, "-k", 2).output)
+    assert len(got["neighbors"]) == 2
+    assert got["neighbors"][0][0]["position"] == 5 and got["neighbors"][1][0]["position"] == 150
+    assert got["neighbors"][0][0]["similarity"] > 0.999
+    bad = tmp_path / "bad.npy"
+    np.save(bad, np.zeros(3, np.float32))
+    refused = run("neighbors", project, "qa", "--queries", bad, ok=False)
+    assert refused.exit_code == 1 and "expected a 2-D matrix" in refused.output
+    wrong_dim = tmp_path / "wide.npy"
+    np.save(wrong_dim, np.zeros((2, 8), np.float32))
+    assert run("neighbors", project, "qa", "--queries", wrong_dim, ok=False).exit_code == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -42,10 +43,14 @@ def neighbors(
     text: Annotated[
         str | None, typer.Option("--text", "-t", help="Query by free text (embedded).")
     ] = None,
+    queries: Annotated[
+        Path | None,
+        typer.Option(help="Query by a batch of vectors: an .npy file of shape (m, dim); JSON out."),
+    ] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many neighbours.")] = 10,
     json: JsonOpt = False,
 ) -> None:
-    """The records most similar to a record or to a text (cosine similarity)."""
+    """The records most similar to a record, a text, or each of a batch of vectors."""
     from vendiscope.cli._views import print_json
     from vendiscope.core.neighbors import (
         neighbors_of_records,
@@ -55,11 +60,16 @@ def neighbors(
     )
     from vendiscope.core.project import Project
 
-    if (record is None) == (text is None):
-        errors.print("[bold red]error:[/] give exactly one of --record POS or --text TEXT")
+    if sum(x is not None for x in (record, text, queries)) != 1:
+        errors.print(
+            "[bold red]error:[/] give exactly one of --record POS, --text TEXT or --queries FILE"
+        )
         raise typer.Exit(2)
     with Project.open(project) as opened:
         info = resolve_vector_set(opened, dataset, vectors)
+        if queries is not None:
+            _batch_neighbors(opened, dataset, info.name, queries, k)
+            return
         if record is not None:
             found = neighbors_of_records(opened, dataset, info.name, [record], k)[0]
             query: dict[str, Any] = {"record": record}
@@ -289,3 +299,31 @@ def _index_words(index: dict[str, Any]) -> str:
     if index.get("fallback"):
         words += f" [{index['fallback']}]"
     return words
+
+
+def _batch_neighbors(opened: Any, dataset: str, vector_set: str, queries: Path, k: int) -> None:
+    """Neighbours of every row of an .npy matrix, printed as JSON (one list per query)."""
+    import numpy as np
+
+    from vendiscope.cli._views import print_json
+    from vendiscope.core.errors import InputError, Location
+    from vendiscope.core.neighbors import neighbors_of_vectors
+
+    try:
+        matrix = np.load(queries, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not a readable .npy matrix ({exc})", Location(queries)) from None
+    if matrix.ndim != 2:
+        raise InputError(f"expected a 2-D matrix, got shape {matrix.shape}", Location(queries))
+    found = neighbors_of_vectors(opened, dataset, vector_set, matrix, k)
+    print_json(
+        {
+            "dataset": dataset,
+            "vector_set": vector_set,
+            "queries": str(queries),
+            "neighbors": [
+                [{"position": n.position, "similarity": round(n.similarity, 6)} for n in row]
+                for row in found
+            ],
+        }
+    )
