@@ -45,3 +45,28 @@ def test_embed_list_and_score(tmp_path: Path) -> None:
 
     missing = run("score", project, "demo", ok=False)
     assert missing.exit_code == 1 and "run `vendiscope gradients` first" in missing.output
+
+
+@pytest.mark.slow
+def test_gradients_then_gvendi(tmp_path: Path) -> None:
+    source = tmp_path / "demo.jsonl"
+    source.write_bytes(b"\n".join(DEMO.read_bytes().splitlines()[:24]) + b"\n")
+    project = tmp_path / "p.vscope"
+    run("import", project, source, "--name", "demo")
+    out = run("gradients", project, "demo", "--batch-size", "8", "-p", "max_length=128").output
+    assert "gradients/fast: 24 x 1024" in out
+    again = run("gradients", project, "demo", "--batch-size", "4", "-p", "max_length=128")
+    assert "already complete" in again.output  # the batch size does not change the vectors
+
+    scored = json.loads(run("score", project, "demo", "--json").output)
+    assert scored["metric"] == "gvendi" and scored["vector_set"] == "gradients/fast"
+    assert 1.0 < scored["value"] <= 24 and scored["n"] == 24
+    text = run("score", project, "demo").output
+    assert "G-Vendi" in text and "effective number of distinct examples" in text
+    (run_info,) = [
+        r
+        for r in json.loads(run("vectors", project, "demo", "--json").output)
+        if r["name"] == "gradients/fast"
+    ]
+    assert run_info["params"]["describe"]["mode"] == "fast"
+    assert run_info["params"]["describe"]["rendering"] == "chat-template"

@@ -1,0 +1,186 @@
+"""Records -> ``(n, d)`` float32 unit rows of projected per-example gradients.
+
+:class:`GradientEngine` holds a loaded proxy model and the seeded projections, encodes the
+records (:mod:`.render`), sorts them by length into batches (:mod:`.batches`), computes
+each batch in mode "fast" (:mod:`.logra`) or "exact" (:mod:`.exact`), and returns the rows
+in the caller's order, each L2-normalised. Memory is bounded by one batch; progress is
+reported and cancellation checked between batches. On CUDA the forward and backward passes
+run under bf16 autocast where the GPU supports bf16 (in float32 otherwise: fp16 gradients
+of a mean loss underflow); projections are always computed in float32.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.errors import InputError
+from vendiscope.core.gradients.batches import collate, length_buckets, pad_token_id
+from vendiscope.core.gradients.exact import project_exact
+from vendiscope.core.gradients.logra import LoGra
+from vendiscope.core.gradients.proxy import parameter_scope, selected_parameters
+from vendiscope.core.gradients.render import Encoded, encode_examples, has_chat_template
+from vendiscope.core.gradients.sketch import Projector
+from vendiscope.core.jobs import CancelToken, NullProgress, Progress
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+MODES = ("fast", "exact")
+# examples and padded tokens per batch, by mode and device kind
+DEFAULT_BATCH = {
+    ("fast", "cpu"): 16,
+    ("fast", "cuda"): 64,
+    ("exact", "cpu"): 8,
+    ("exact", "cuda"): 8,
+}
+TOKENS_PER_BATCH = {"cpu": 4096, "cuda": 32768}
+
+
+def resolve_device(device: str | torch.device) -> torch.device:
+    """``auto`` -> CUDA when available, else the CPU."""
+    import torch
+
+    if str(device) == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class GradientEngine:
+    """Gradient features of records for one loaded model and one set of settings."""
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        mode: str = "fast",
+        parameters: str = "all",
+        dim: int = 1024,
+        seed: int = 0,
+        projection: str = "sparse",
+        batch_size: int | None = None,
+        max_length: int = 512,
+        exact_method: str = "loop",
+        logra_rank: int | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
+        self.model = model
+        self.tokenizer = tokenizer
+        self.mode = mode
+        self.parameters = parameters
+        self.max_length = max_length
+        self.exact_method = exact_method
+        self.device = next(model.parameters()).device
+        kind = "cuda" if self.device.type == "cuda" else "cpu"
+        self.batch_size = batch_size or DEFAULT_BATCH[(mode, kind)]
+        self.max_tokens = None if batch_size else TOKENS_PER_BATCH[kind]
+        self.projector = Projector(dim, seed=seed, kind=projection, device=self.device)
+        self.chat_template = has_chat_template(tokenizer)
+        if mode == "fast":
+            self.logra: LoGra | None = LoGra(model, parameters, seed=seed, rank=logra_rank)
+            self.n_parameters = self.logra.n_parameters
+            self._chosen: dict[str, Any] = {}
+        else:
+            self.logra = None
+            self._chosen = selected_parameters(model, parameters)
+            self.n_parameters = sum(p.numel() for p in self._chosen.values())
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mode": self.mode,
+            "parameters": self.parameters,
+            "n_parameters": self.n_parameters,
+            "rendering": "chat-template" if self.chat_template else "plain",
+            "dim": self.projector.dim,
+            "seed": self.projector.seed,
+            "max_length": self.max_length,
+            "loss": "mean cross-entropy over the response tokens (whole text without a response)",
+        }
+        out["projection"] = self.projector.kind
+        if self.logra is not None:
+            out["projection_detail"] = f"{self.logra.describe()}, then {self.projector.describe()}"
+            out["logra_rank"] = self.logra.rank
+            out["covers"] = "linear layers and the input embedding (no normalisation weights)"
+        else:
+            out["projection_detail"] = self.projector.describe()
+            out["covers"] = "every parameter of the set"
+        return out
+
+    def report(self, records: Sequence[dict[str, str | None]]) -> dict[str, list[int]]:
+        """Positions of records with nothing to score (``empty``) and of ``truncated`` ones."""
+        encoded = self.encode(records)
+        return {
+            "empty": [i for i, e in enumerate(encoded) if e.empty],
+            "truncated": [i for i, e in enumerate(encoded) if e.truncated],
+        }
+
+    def encode(self, records: Sequence[dict[str, str | None]]) -> list[Encoded]:
+        return encode_examples(
+            self.tokenizer, records, max_length=self.max_length, chat_template=True
+        )
+
+    def features(
+        self,
+        records: Sequence[dict[str, str | None]],
+        *,
+        progress: Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> np.ndarray:
+        """``(len(records), d)`` float32 rows of unit length, in the order of ``records``."""
+        import numpy as np
+
+        progress = progress or NullProgress()
+        cancel = cancel or CancelToken()
+        encoded = self.encode(records)
+        empty = [i for i, e in enumerate(encoded) if e.empty]
+        if empty:
+            shown = ", ".join(str(i) for i in empty[:5]) + (" ..." if len(empty) > 5 else "")
+            raise InputError(
+                f"{len(empty)} record(s) have no token to compute a loss on (positions {shown}): "
+                "empty prompt, response and text, or max_length too small for the template"
+            )
+        out = np.empty((len(records), self.projector.dim), dtype=np.float32)
+        total = len(records)
+        done = 0
+        progress.update(0, total)
+        pad = pad_token_id(self.tokenizer)
+        buckets = length_buckets([len(e) for e in encoded], self.batch_size, self.max_tokens)
+        for index in buckets:
+            cancel.raise_if_cancelled()
+            batch = collate([encoded[i] for i in index], index, pad_id=pad, device=self.device)
+            rows = self._batch(batch)
+            out[index] = _normalise(rows).cpu().numpy()
+            done += len(index)
+            progress.update(done, total)
+        return out
+
+    def _batch(self, batch: Any) -> torch.Tensor:
+        with self._autocast():
+            if self.logra is not None:
+                with parameter_scope(self.model, None):
+                    return self.logra.project(batch, self.projector)
+            with parameter_scope(self.model, set(self._chosen)):
+                return project_exact(
+                    self.model, batch, self._chosen, self.projector, method=self.exact_method
+                )
+
+    def _autocast(self) -> Any:
+        import torch
+
+        if self.device.type != "cuda" or not torch.cuda.is_bf16_supported():
+            return contextlib.nullcontext()
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+
+
+def _normalise(rows: torch.Tensor) -> torch.Tensor:
+    import torch
+
+    rows = rows.to(torch.float64)
+    norms = rows.norm(dim=1, keepdim=True)
+    if bool((norms == 0).any()) or not bool(torch.isfinite(norms).all()):
+        raise InputError("a gradient is zero or not finite; the proxy model cannot score it")
+    return (rows / norms).to(torch.float32)

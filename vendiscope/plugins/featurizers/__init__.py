@@ -1,0 +1,1 @@
+"""Built-in featurizers: records -> feature vectors (proxy-LM gradients for G-Vendi)."""

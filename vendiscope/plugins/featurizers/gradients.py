@@ -1,0 +1,142 @@
+"""The ``gradients`` featurizer: projected per-example gradients of a proxy LM (G-Vendi).
+
+The G-Vendi score (Jung et al. 2025) is the Vendi score of these rows. Defaults follow the
+paper's released code where it can be run offline: an instruction-tuned proxy LM (here the
+bundled SmolLM2-135M-Instruct), the loss on the response tokens of the chat-rendered
+example, gradients of all parameters, a seeded random projection to 1024 dimensions, each
+row L2-normalised. Mode "fast" (the default) computes the projected gradients LoGra-style in
+batches; mode "exact" computes true per-example gradients and projects them. See
+``docs/gvendi.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.gradients.features import MODES, GradientEngine, resolve_device
+from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
+from vendiscope.core.gradients.sketch import KINDS
+from vendiscope.core.plugins.interfaces import Featurizer
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vendiscope.core.jobs import CancelToken, Progress
+
+VERSION = "v1"  # bump when the computation changes, so stored vectors are not mixed
+
+
+class GradientFeaturizer(Featurizer):
+    """Projected, unit-normalised per-example gradients of a proxy language model.
+
+    Parameters
+    ----------
+    model
+        ``None`` for the bundled SmolLM2-135M-Instruct, else a ``.gguf`` file, a local Hugging
+        Face causal-LM folder or a hub id (downloaded only when asked for by id).
+    mode
+        ``"fast"`` (LoGra-style, batched) or ``"exact"`` (true per-example gradients).
+    parameters
+        ``"all"``, ``"linear"`` or ``"last-N-blocks-linear"`` (e.g. ``"last-4-blocks-linear"``).
+    dim, seed
+        Output dimension and seed of the random projections.
+    device
+        ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``...
+    batch_size
+        Examples per batch; ``None`` picks one for the mode and device.
+    max_length
+        Tokens per example; longer ones lose the start of their prompt first.
+    projection
+        ``"sparse"`` (count-sketch, the same on every device) or ``"rademacher"`` (dense
+        blocks generated on the fly; for GPUs).
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        mode: str = "fast",
+        parameters: str = "all",
+        dim: int = 1024,
+        seed: int = 0,
+        device: str = "auto",
+        batch_size: int | None = None,
+        max_length: int = 512,
+        projection: str = "sparse",
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
+        parse_parameter_set(parameters)
+        if projection not in KINDS:
+            raise ValueError(
+                f"unknown projection '{projection}' (choose one of: {', '.join(KINDS)})"
+            )
+        if int(dim) < 1 or int(max_length) < 2 or (batch_size is not None and batch_size < 1):
+            raise ValueError("dim and batch_size must be positive, max_length at least 2")
+        self.model = model
+        self.mode = mode
+        self.parameters = parameters
+        self._dim = int(dim)
+        self.seed = int(seed)
+        self.device = device
+        self.batch_size = batch_size
+        self.max_length = int(max_length)
+        self.projection = projection
+        self._engine: GradientEngine | None = None
+        self._info: dict[str, Any] = {}
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def model_id(self) -> str:
+        return (
+            f"gradients/{VERSION} model={model_label(self.model)} mode={self.mode} "
+            f"parameters={self.parameters} dim={self._dim} seed={self.seed} "
+            f"max_length={self.max_length} projection={self.projection}"
+        )
+
+    def engine(self) -> GradientEngine:
+        """The loaded model and projections (loaded on first use, then kept)."""
+        if self._engine is None:
+            device = resolve_device(self.device)
+            lm, tokenizer, self._info = load_proxy(self.model, device=device)
+            self._engine = GradientEngine(
+                lm,
+                tokenizer,
+                mode=self.mode,
+                parameters=self.parameters,
+                dim=self._dim,
+                seed=self.seed,
+                projection=self.projection,
+                batch_size=self.batch_size,
+                max_length=self.max_length,
+            )
+        return self._engine
+
+    def featurize(
+        self,
+        records: Sequence[dict[str, str | None]],
+        *,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> np.ndarray:
+        return self.engine().features(records, progress=progress, cancel=cancel)
+
+    def report(self, records: Sequence[dict[str, str | None]]) -> dict[str, list[int]]:
+        """Positions of records with nothing to score (``empty``) and of ``truncated`` ones."""
+        return self.engine().report(records)
+
+    def describe(self) -> dict[str, Any]:
+        """Model, mode, parameter set and its size, rendering, dim, seed, projection.
+
+        Loads the model if it is not loaded yet (the rendering and sizes depend on it).
+        """
+        engine = self.engine()
+        return {
+            "model": self._info.get("model", model_label(self.model)),
+            "model_type": self._info.get("model_type"),
+            "device": str(engine.device),
+            **engine.describe(),
+        }
