@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 from typing import Any
 
@@ -61,3 +62,16 @@ def finish_run(
         values["timings"] = {"seconds": round(seconds, 3)}
     with project.session() as session, session.begin():
         session.execute(update(Run).where(Run.id == run_id).values(**values))
+
+
+def fail_run(
+    project: Project, run_id: int, error: BaseException, *, cancelled: bool, started: float
+) -> None:
+    """Close a run that raised: ``cancelled`` when its token was cancelled, else ``failed``."""
+    finish_run(
+        project,
+        run_id,
+        status="cancelled" if cancelled else "failed",
+        error=repr(error),
+        seconds=time.perf_counter() - started,
+    )

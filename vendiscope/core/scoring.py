@@ -17,7 +17,7 @@ from vendiscope.core.errors import ProjectError
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
-from vendiscope.core.runs import finish_run, start_run
+from vendiscope.core.runs import fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.schema import Record
 from vendiscope.core.store.vectors import VectorSetInfo
@@ -139,13 +139,7 @@ def score_dataset(
             per_record_set = _store_per_record(project, dataset, run_id, target, result.per_record)
         progress.finish()
     except BaseException as error:
-        finish_run(
-            project,
-            run_id,
-            status="cancelled" if cancel.cancelled else "failed",
-            error=repr(error),
-            seconds=time.perf_counter() - started,
-        )
+        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
         raise
     details = {k: v for k, v in result.details.items() if _jsonable(v)}
     finish_run(

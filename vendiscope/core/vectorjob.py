@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.models import RecordRow
 from vendiscope.core.project import Project
-from vendiscope.core.runs import finish_run, start_run
+from vendiscope.core.runs import fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.vectors import VectorSetInfo
 
@@ -137,13 +137,7 @@ def run_vector_job(
         target = vectors.mark_complete(project, target)
         progress.finish()
     except BaseException as error:
-        finish_run(
-            project,
-            run_id,
-            status="cancelled" if cancel.cancelled else "failed",
-            error=repr(error),
-            seconds=time.perf_counter() - started,
-        )
+        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
         raise
     seconds = time.perf_counter() - started
     summary = {"rows": target.n_rows, "dim": target.dim, "resumed_from": resumed_from, **counts}
