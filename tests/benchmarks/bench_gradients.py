@@ -7,7 +7,7 @@ prompt is cut). Throughput, in examples per second, of:
 (a) the reference-style loop: one example per backward pass, all 134.5M parameters, the
     gradient flattened and projected to d = 1024 with TRAK's ``BasicProjector``
     (Rademacher, seed 0). A projection to 1024 dimensions draws 1024 x 134.5M random signs
-    per call, which takes over an hour on two cores and a ``P x block`` matrix (54 GiB at
+    per call, which takes about half an hour on two cores and a ``P x block`` matrix (54 GiB at
     TRAK's default block of 100), so it is run for real with ``proj_dim = 2 * block`` and
     ``block`` small (both blocks redrawn per call, as at d = 1024) and scaled linearly to
     1024 (the projector loops over blocks; each costs the same). The handful of examples is
@@ -15,7 +15,8 @@ prompt is cut). Throughput, in examples per second, of:
     reading for the reference;
 (b) the bare per-example backward loop, gradient flattened, no projection;
 (c) Vendiscope mode "exact" (one backward per example + count-sketch);
-(d) Vendiscope mode "fast" (LoGra-style, default batch size).
+(d) Vendiscope mode "fast" (LoGra-style, default batch size);
+(e) the same with ``precision="bfloat16"`` (CPU autocast; not the default).
 
 Then the agreement of G-Vendi (Vendi, q = 1, of the unit rows) between fast and exact on the
 same demo records (as many as exact mode finishes within ``--agreement-minutes``).
@@ -186,6 +187,7 @@ def main() -> None:
     parser.add_argument("--bare-per-round", type=int, default=2)
     parser.add_argument("--exact-per-round", type=int, default=2)
     parser.add_argument("--fast-per-round", type=int, default=16, help="one default batch")
+    parser.add_argument("--no-bf16", action="store_true", help="skip (e)")
     parser.add_argument("--reference-examples", type=int, default=4)
     parser.add_argument("--trak-block", type=int, default=4)
     parser.add_argument("--agreement", type=int, default=256)
@@ -206,26 +208,32 @@ def main() -> None:
         "rounds": args.rounds,
     }
     per_round = {"b": args.bare_per_round, "c": args.exact_per_round, "d": args.fast_per_round}
+    if not args.no_bf16:
+        per_round["e"] = args.fast_per_round
     n = max(args.reference_examples, args.rounds * max(per_round.values()))
     records, encoded = examples_of_length(tokenizer, demo_records(), n, 128)
     print(f"{info['model']}: {info['n_parameters']:,} parameters; {n} examples of 128 tokens")
 
     exact = GradientEngine(model, tokenizer, mode="exact", max_length=128)
     fast = GradientEngine(model, tokenizer, mode="fast", max_length=128)
+    bf16 = GradientEngine(model, tokenizer, mode="fast", max_length=128, precision="bfloat16")
     warm = time.perf_counter()
     exact.features(records[:1])  # builds the count-sketch codes of 134.5M coordinates once
     results["exact_setup_seconds"] = time.perf_counter() - warm
     fast.features(records[:2])
+    bf16.features(records[:2])
     bare_loop(model, encoded[:1])
 
     # Interleaved rounds: the machine is shared, so each round measures every method
     # back to back and the ratios are taken within rounds (median) as well as over totals.
-    seconds = {"b": [], "c": [], "d": []}
+    seconds: dict[str, list[float]] = {k: [] for k in per_round}
     for r in range(args.rounds):
         pick = {k: slice(r * m, (r + 1) * m) for k, m in per_round.items()}
         seconds["b"].append(bare_loop(model, encoded[pick["b"]])[0])
         seconds["c"].append(timed(exact, records[pick["c"]]))
         seconds["d"].append(timed(fast, records[pick["d"]]))
+        if "e" in per_round:
+            seconds["e"].append(timed(bf16, records[pick["e"]]))
         line = ", ".join(f"{k} {seconds[k][-1] / per_round[k]:.2f} s/ex" for k in seconds)
         print(f"round {r + 1}: {line}", flush=True)
     per_example = {k: [s / per_round[k] for s in v] for k, v in seconds.items()}
@@ -244,7 +252,8 @@ def main() -> None:
         "seconds_per_example_one_call_per_example": total["b"]
         + projection["seconds_per_call_at_d1024"],
     }
-    names = {"b": "b_bare_loop", "c": "c_exact", "d": "d_fast"}
+    names = {"b": "b_bare_loop", "c": "c_exact", "d": "d_fast", "e": "e_fast_bf16"}
+    names = {k: v for k, v in names.items() if k in per_round}
     for key, name in names.items():
         results[name] = {
             "examples": per_round[key] * args.rounds,
@@ -270,8 +279,14 @@ def main() -> None:
         "exact_over_b": rate["c_exact"] / rate["b_bare_loop"],
         "exact_over_b_median_of_rounds": paired("c", "b"),
     }
+    if "e" in per_round:
+        results["ratios"]["fast_bf16_over_b"] = rate["e_fast_bf16"] / rate["b_bare_loop"]
+        results["ratios"]["fast_bf16_over_b_median_of_rounds"] = paired("e", "b")
+        rows = records[: args.fast_per_round]
+        cosines = (fast.features(rows) * bf16.features(rows)).sum(axis=1)
+        results["e_fast_bf16"]["row_cosine_to_float32_min"] = float(cosines.min())
     print(json.dumps(results["ratios"], indent=2), flush=True)
-    del exact, fast
+    del exact, fast, bf16
 
     if args.agreement:
         print(f"G-Vendi agreement on up to {args.agreement} demo records…", flush=True)

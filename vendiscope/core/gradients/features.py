@@ -4,9 +4,11 @@
 records (:mod:`.render`), sorts them by length into batches (:mod:`.batches`), computes
 each batch in mode "fast" (:mod:`.logra`) or "exact" (:mod:`.exact`), and returns the rows
 in the caller's order, each L2-normalised. Memory is bounded by one batch; progress is
-reported and cancellation checked between batches. On CUDA the forward and backward passes
-run under bf16 autocast where the GPU supports bf16 (in float32 otherwise: fp16 gradients
-of a mean loss underflow); projections are always computed in float32.
+reported and cancellation checked between batches. Precision "auto": on CUDA the forward and
+backward passes run under bf16 autocast where the GPU supports bf16 (in float32 otherwise:
+fp16 gradients of a mean loss underflow); on the CPU in float32. "bfloat16" asks for bf16
+autocast on any device (worth it on CPUs with native bf16, e.g. AVX512-BF16 or AMX);
+"float32" never autocasts. Projections are always computed in float32.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     import torch
 
 MODES = ("fast", "exact")
+PRECISIONS = ("auto", "float32", "bfloat16")
 # examples and padded tokens per batch, by mode and device kind
 DEFAULT_BATCH = {
     ("fast", "cpu"): 16,
@@ -65,9 +68,15 @@ class GradientEngine:
         max_length: int = 512,
         exact_method: str = "loop",
         logra_rank: int | None = None,
+        precision: str = "auto",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
+        if precision not in PRECISIONS:
+            raise ValueError(
+                f"unknown precision '{precision}' (choose one of: {', '.join(PRECISIONS)})"
+            )
+        self.precision = precision
         self.model = model
         self.tokenizer = tokenizer
         self.mode = mode
@@ -98,13 +107,19 @@ class GradientEngine:
             "dim": self.projector.dim,
             "seed": self.projector.seed,
             "max_length": self.max_length,
+            "precision": f"{self.autocast} autocast" if self.autocast else "float32",
             "loss": "mean cross-entropy over the response tokens (whole text without a response)",
         }
         out["projection"] = self.projector.kind
         if self.logra is not None:
             out["projection_detail"] = f"{self.logra.describe()}, then {self.projector.describe()}"
             out["logra_rank"] = self.logra.rank
-            out["covers"] = "linear layers and the input embedding (no normalisation weights)"
+            uncovered = sorted(self.logra.uncovered)
+            out["covers"] = (
+                "every parameter" if not uncovered else f"all but {', '.join(uncovered[:8])}"
+            )
+            if self.parameters != "all":
+                out["covers"] = f"the linear layers of '{self.parameters}'"
         else:
             out["projection_detail"] = self.projector.describe()
             out["covers"] = "every parameter of the set"
@@ -168,12 +183,22 @@ class GradientEngine:
                     self.model, batch, self._chosen, self.projector, method=self.exact_method
                 )
 
+    @property
+    def autocast(self) -> str | None:
+        """The autocast dtype the forward and backward passes run under (None: float32)."""
+        import torch
+
+        if self.precision == "bfloat16":
+            return "bfloat16"
+        cuda_bf16 = self.device.type == "cuda" and torch.cuda.is_bf16_supported()
+        return "bfloat16" if self.precision == "auto" and cuda_bf16 else None
+
     def _autocast(self) -> Any:
         import torch
 
-        if self.device.type != "cuda" or not torch.cuda.is_bf16_supported():
+        if self.autocast is None:
             return contextlib.nullcontext()
-        return torch.autocast("cuda", dtype=torch.bfloat16)
+        return torch.autocast(self.device.type, dtype=torch.bfloat16)
 
 
 def _normalise(rows: torch.Tensor) -> torch.Tensor:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.gradients.features import MODES, GradientEngine, resolve_device
+from vendiscope.core.gradients.features import MODES, PRECISIONS, GradientEngine, resolve_device
 from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
 from vendiscope.core.gradients.sketch import KINDS
 from vendiscope.core.plugins.interfaces import Featurizer
@@ -50,6 +50,9 @@ class GradientFeaturizer(Featurizer):
     projection
         ``"sparse"`` (count-sketch, the same on every device) or ``"rademacher"`` (dense
         blocks generated on the fly; for GPUs).
+    precision
+        ``"auto"`` (bf16 autocast on CUDA GPUs with bf16, float32 elsewhere), ``"float32"``,
+        or ``"bfloat16"`` (autocast on any device; faster on CPUs with native bf16).
     """
 
     def __init__(
@@ -63,6 +66,7 @@ class GradientFeaturizer(Featurizer):
         batch_size: int | None = None,
         max_length: int = 512,
         projection: str = "sparse",
+        precision: str = "auto",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
@@ -70,6 +74,10 @@ class GradientFeaturizer(Featurizer):
         if projection not in KINDS:
             raise ValueError(
                 f"unknown projection '{projection}' (choose one of: {', '.join(KINDS)})"
+            )
+        if precision not in PRECISIONS:
+            raise ValueError(
+                f"unknown precision '{precision}' (choose one of: {', '.join(PRECISIONS)})"
             )
         if int(dim) < 1 or int(max_length) < 2 or (batch_size is not None and batch_size < 1):
             raise ValueError("dim and batch_size must be positive, max_length at least 2")
@@ -82,6 +90,7 @@ class GradientFeaturizer(Featurizer):
         self.batch_size = batch_size
         self.max_length = int(max_length)
         self.projection = projection
+        self.precision = precision
         self._engine: GradientEngine | None = None
         self._info: dict[str, Any] = {}
 
@@ -94,7 +103,8 @@ class GradientFeaturizer(Featurizer):
         return (
             f"gradients/{VERSION} model={model_label(self.model)} mode={self.mode} "
             f"parameters={self.parameters} dim={self._dim} seed={self.seed} "
-            f"max_length={self.max_length} projection={self.projection}"
+            f"max_length={self.max_length} projection={self.projection} "
+            f"precision={self.precision}"
         )
 
     def engine(self) -> GradientEngine:
@@ -112,6 +122,7 @@ class GradientFeaturizer(Featurizer):
                 projection=self.projection,
                 batch_size=self.batch_size,
                 max_length=self.max_length,
+                precision=self.precision,
             )
         return self._engine
 
