@@ -19,8 +19,7 @@ from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.models import DatasetInfo, RunInfo
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
-from vendiscope.core.store.schema import Run
-from vendiscope.core.versions import library_versions
+from vendiscope.core.runs import finish_run, start_run
 
 MANIFEST_SUFFIX = ".manifest.json"
 
@@ -192,24 +191,13 @@ def _record_run(
     rows: int,
     seconds: float,
 ) -> None:
-    now = datetime.now(timezone.utc)
-    with project.session() as session, session.begin():
-        session.add(
-            Run(
-                key=f"export:{info.name}" + (f":{subset}" if subset else ""),
-                kind="export",
-                plugin=f"exporter:{exporter}",
-                dataset_id=info.id,
-                params={
-                    "destination": str(destination.resolve()),
-                    "subset": subset,
-                    "format": exporter,
-                },
-                versions=library_versions(),
-                status="completed",
-                result={"rows": rows},
-                timings={"seconds": round(seconds, 3)},
-                started_at=now,
-                finished_at=now,
-            )
-        )
+    run_id = start_run(
+        project,
+        key=f"export:{info.name}" + (f":{subset}" if subset else ""),
+        kind="export",
+        plugin=f"exporter:{exporter}",
+        dataset_id=info.id,
+        params={"destination": str(destination.resolve()), "subset": subset, "format": exporter},
+        packages=(),
+    )
+    finish_run(project, run_id, status="complete", result={"rows": rows}, seconds=seconds)

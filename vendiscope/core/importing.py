@@ -254,7 +254,7 @@ def _record_run(
                 "skip_bad": skip_bad,
             },
             versions=library_versions(),
-            status="completed",
+            status="complete",
             result=result,
             timings={"seconds": round(seconds, 3)},
             started_at=now,

@@ -33,7 +33,7 @@ from vendiscope.core.index import (
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.models import RecordRow, SubsetInfo
 from vendiscope.core.project import RECORD_COLUMNS, Project
-from vendiscope.core.runs import finish_run, start_run
+from vendiscope.core.runs import fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.schema import Record, Subset, SubsetMember
 from vendiscope.core.store.vectors import VectorSetInfo
@@ -536,8 +536,7 @@ def find_near_duplicates(
             built.describe(), seconds,
         )  # fmt: skip
     except BaseException as error:
-        finish_run(project, run_id, status="cancelled" if cancel.cancelled else "failed",
-                   error=repr(error), seconds=time.perf_counter() - started)  # fmt: skip
+        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
         raise
     listed = groups[:MAX_GROUPS_IN_RUN]
     result = {
@@ -729,8 +728,7 @@ def coverage(
             run_id, built.describe(), time.perf_counter() - started, train_subset,
         )  # fmt: skip
     except BaseException as error:
-        finish_run(project, run_id, status="cancelled" if cancel.cancelled else "failed",
-                   error=repr(error), seconds=time.perf_counter() - started)  # fmt: skip
+        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
         raise
     uncovered = report.uncovered
     result = {
