@@ -70,7 +70,10 @@ def score(
     bootstrap: Annotated[
         int, typer.Option(min=0, help="Bootstrap resamples for a confidence interval.")
     ] = 0,
-    quality: Annotated[bool, typer.Option(help="Weight by the records' quality values.")] = False,
+    quality: Annotated[
+        str | None,
+        typer.Option(help="Weight records by a numeric field or a one-column score set."),
+    ] = None,
     param: Annotated[
         list[str] | None,
         typer.Option("--param", "-p", help="Other metric parameter NAME=VALUE, repeatable."),
@@ -95,7 +98,7 @@ def score(
             metric=metric,
             vector_set=vectors,
             params=params,
-            use_quality=quality,
+            quality=quality,
             progress=RichProgress(),
         )
     if json:

@@ -24,7 +24,8 @@ ROLES = ("prompt", "response", "text", "label", "source", "id")
 CONTENT_ROLES = ("prompt", "response", "text")
 RECORD_COLUMN = {"id": "ext_id"}  # role -> records column, where the names differ
 
-_MISSING = object()
+MISSING = object()
+_MISSING = MISSING
 
 
 class MappingError(ValueError):
@@ -172,7 +173,8 @@ def _getter(spec: Any) -> Callable[[Mapping[str, Any]], str | None]:
     return lambda row: _evaluate(spec, row)
 
 
-def _lookup(row: Mapping[str, Any], column: str) -> Any:
+def lookup(row: Mapping[str, Any], column: str) -> Any:
+    """The value of ``column`` (a key, or a dotted path into nested objects), or :data:`MISSING`."""
     if column in row:
         return row[column]
     node: Any = row
@@ -185,7 +187,7 @@ def _lookup(row: Mapping[str, Any], column: str) -> Any:
 
 
 def _required(row: Mapping[str, Any], column: str) -> Any:
-    value = _lookup(row, column)
+    value = lookup(row, column)
     if value is _MISSING:
         raise MappingError(f"missing mapped column '{column}'", column)
     return value

@@ -19,8 +19,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 
+from vendiscope.core import subsets
 from vendiscope.core.errors import ProjectError, VendiscopeError
 from vendiscope.core.index import (
     TopK,
@@ -35,7 +36,7 @@ from vendiscope.core.models import RecordRow, SubsetInfo
 from vendiscope.core.project import RECORD_COLUMNS, Project
 from vendiscope.core.runs import fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
-from vendiscope.core.store.schema import Record, Subset, SubsetMember
+from vendiscope.core.store.schema import Record
 from vendiscope.core.store.vectors import VectorSetInfo
 
 if TYPE_CHECKING:
@@ -518,12 +519,12 @@ def find_near_duplicates(
             redundant = [p for g in groups for p in g.redundant]
             gains = [s for g in groups for s in g.similarities[1:]]
             order = np.argsort(redundant, kind="stable")
-            report_subset = _save_subset(
+            report_subset = subsets.save(
                 project,
                 dataset,
                 subset_name,
                 [redundant[i] for i in order],
-                [gains[i] for i in order],
+                gains=[gains[i] for i in order],
                 run_id=run_id,
                 overwrite=overwrite,
                 description=(
@@ -601,44 +602,6 @@ def _refuse_existing_subset(project: Project, dataset: str, name: str) -> None:
             f"dataset '{dataset}' already has a subset named '{name}'; replace it with "
             "overwrite=True (`--overwrite`), or do not save (`--no-save`)"
         )
-
-
-def _save_subset(
-    project: Project,
-    dataset: str,
-    name: str,
-    positions: list[int],
-    gains: list[float],
-    *,
-    run_id: int,
-    overwrite: bool,
-    description: str,
-) -> SubsetInfo:
-    """Create (or, with ``overwrite``, atomically replace) a subset in one transaction."""
-    info = project.dataset(dataset)
-    ids = project.record_ids(dataset, positions)
-    with project.session() as session, session.begin():
-        existing = session.scalars(
-            select(Subset.id).where(Subset.dataset_id == info.id, Subset.name == name)
-        ).first()
-        if existing is not None:
-            if not overwrite:
-                raise ProjectError(f"dataset '{dataset}' already has a subset named '{name}'")
-            session.execute(delete(SubsetMember).where(SubsetMember.subset_id == existing))
-            session.execute(delete(Subset).where(Subset.id == existing))
-        subset = Subset(dataset_id=info.id, name=name, description=description, run_id=run_id)
-        session.add(subset)
-        session.flush()
-        if ids:
-            session.execute(
-                SubsetMember.__table__.insert(),
-                [
-                    {"subset_id": subset.id, "record_id": record_id, "rank": rank,
-                     "gain": float(gain)}
-                    for rank, (record_id, gain) in enumerate(zip(ids, gains, strict=True))
-                ],
-            )  # fmt: skip
-    return project.subset(dataset, name)
 
 
 # ----------------------------------------------------------------------------- coverage

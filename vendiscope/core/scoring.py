@@ -17,13 +17,14 @@ from vendiscope.core.errors import ProjectError
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
+from vendiscope.core.quality import quality_weights
 from vendiscope.core.runs import fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.schema import Record
 from vendiscope.core.store.vectors import VectorSetInfo
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 KIND_FOR_METRIC = {"gvendi": "gradient", "vendi": "embedding"}
 MIN_SOURCE_ROWS = 2
@@ -78,7 +79,7 @@ def score_dataset(
     metric: str = "gvendi",
     vector_set: str | None = None,
     params: dict[str, Any] | None = None,
-    use_quality: bool = False,
+    quality: str | None = None,
     per_source: bool = True,
     registry: PluginRegistry | None = None,
     progress: Progress | None = None,
@@ -88,6 +89,8 @@ def score_dataset(
 
     ``metric`` is ``gvendi`` (Vendi over the latest gradient set), ``vendi`` (over the latest
     embedding set), or any metric plugin name (then ``vector_set`` is required).
+    ``quality`` names a numeric record field or a one-column score set whose values weight
+    the records (see :mod:`vendiscope.core.quality`); it is checked before the run starts.
     """
     import numpy as np
 
@@ -103,12 +106,13 @@ def score_dataset(
     else:
         raise ProjectError(f"metric '{metric}' needs a vector set (--vectors NAME)")
     instance = (registry or default_registry()).create("metric", plugin, **params)
+    weights = quality_weights(project, dataset, quality) if quality is not None else None
     run_params = {
         "metric": metric,
         "plugin": plugin,
         "params": params,
         "vector_set": target.name,
-        "use_quality": use_quality,
+        "quality": quality,
     }
     run_id = start_run(
         project,
@@ -122,8 +126,7 @@ def score_dataset(
     try:
         progress.start(f"Scoring {dataset} ({metric} on {target.name})", total=None)
         matrix = vectors.load(project, dataset, target.name)
-        quality = _quality(project, dataset) if use_quality else None
-        result = instance.compute(matrix, quality=quality)
+        result = instance.compute(matrix, quality=weights)
         cancel.raise_if_cancelled()
         breakdown: dict[str, dict[str, float]] = {}
         if per_source:
@@ -131,7 +134,7 @@ def score_dataset(
                 cancel.raise_if_cancelled()
                 if len(positions) >= MIN_SOURCE_ROWS:
                     rows = matrix[np.asarray(positions)]
-                    sub_quality = quality[np.asarray(positions)] if quality is not None else None
+                    sub_quality = weights[np.asarray(positions)] if weights is not None else None
                     value = instance.compute(rows, quality=sub_quality).value
                     breakdown[source] = {"n": len(positions), "value": float(value)}
         per_record_set = None
@@ -165,21 +168,6 @@ def score_dataset(
         per_record_set,
         run_id,
     )
-
-
-def _quality(project: Project, dataset: str) -> np.ndarray:
-    import numpy as np
-
-    info = project.dataset(dataset)
-    with project.engine.connect() as connection:
-        values = connection.execute(
-            select(Record.quality).where(Record.dataset_id == info.id).order_by(Record.seq)
-        ).scalars()
-        quality = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
-    if np.isnan(quality).any():
-        missing = int(np.isnan(quality).sum())
-        raise ProjectError(f"dataset '{dataset}': {missing} records have no quality value")
-    return quality
 
 
 def _store_per_record(

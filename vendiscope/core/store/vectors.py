@@ -89,9 +89,17 @@ def get_set(project: Project, dataset: str, name: str) -> VectorSetInfo:
         if found.name == name:
             return found
     names = ", ".join(s.name for s in list_sets(project, dataset)) or "none yet"
+    elsewhere = _datasets_holding(project, name)
+    hint = f"; '{name}' belongs to dataset {elsewhere}" if elsewhere else ""
     raise ProjectError(
-        f"dataset '{dataset}' has no vector set named '{name}' (vector sets: {names})"
+        f"dataset '{dataset}' has no vector set named '{name}' (vector sets: {names}){hint}"
     )
+
+
+def _datasets_holding(project: Project, name: str) -> str:
+    with project.session() as session:
+        ids = set(session.scalars(select(VectorSet.dataset_id).where(VectorSet.name == name)))
+    return ", ".join(f"'{d.name}'" for d in project.datasets() if d.id in ids)
 
 
 def open_for_writing(
