@@ -173,24 +173,10 @@ def score_dataset(
 def _store_per_record(
     project: Project, dataset: str, run_id: int, source: VectorSetInfo, scores: Any
 ) -> str:
-    import numpy as np
-
     name = f"scores/run-{run_id}"
-    column = np.asarray(scores, dtype=np.float32).reshape(-1, 1)
-    target = vectors.open_for_writing(
-        project,
-        dataset,
-        name,
-        kind="score",
-        model=source.model,
-        params={"run_id": run_id, "vector_set": source.name},
-        dim=1,
-        run_id=run_id,
-    )
-    for index in range(target.n_chunks):
-        start, stop = target.chunk_range(index)
-        vectors.write_chunk(project, target, index, column[start:stop])
-    vectors.mark_complete(project, target)
+    params = {"run_id": run_id, "vector_set": source.name}
+    vectors.write_matrix(project, dataset, name, scores, kind="score", model=source.model,
+                         params=params, run_id=run_id)  # fmt: skip
     return name
 
 

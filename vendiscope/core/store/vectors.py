@@ -154,6 +154,31 @@ def open_for_writing(
     return get_set(project, dataset, name)
 
 
+def write_matrix(
+    project: Project,
+    dataset: str,
+    name: str,
+    matrix: np.ndarray,
+    *,
+    kind: str,
+    model: str | None,
+    params: dict[str, Any],
+    run_id: int | None = None,
+) -> VectorSetInfo:
+    """Store a whole matrix computed at once (scores, labels, map coordinates) as a set."""
+    import numpy as np
+
+    rows = np.ascontiguousarray(matrix, dtype=np.float32)
+    if rows.ndim == 1:
+        rows = rows.reshape(-1, 1)
+    target = open_for_writing(project, dataset, name, kind=kind, model=model, params=params,
+                              dim=rows.shape[1], run_id=run_id)  # fmt: skip
+    for index in range(target.n_chunks):
+        start, stop = target.chunk_range(index)
+        write_chunk(project, target, index, rows[start:stop])
+    return mark_complete(project, target)
+
+
 def committed_chunks(project: Project, vector_set: VectorSetInfo) -> set[int]:
     with project.engine.connect() as connection:
         rows = connection.execute(
