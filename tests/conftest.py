@@ -13,6 +13,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+# No plugin files from the user's own plugin folder; tests that want some point it elsewhere.
+os.environ.setdefault("VENDISCOPE_PLUGIN_DIR", "")
 
 
 @pytest.fixture

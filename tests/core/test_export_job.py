@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core.errors import ExportError
+from vendiscope.core.errors import ExportError, PluginRuntimeError
 from vendiscope.core.exporting import export_dataset
 from vendiscope.core.hashing import content_hash
 from vendiscope.core.importing import import_dataset
@@ -151,8 +151,10 @@ def test_failed_export_leaves_nothing_behind(project, tmp_path: Path) -> None:
     out.mkdir()
     destination = out / "out.boom"
     destination.write_text("old")
-    with pytest.raises(RuntimeError, match="disk on fire"):
+    # reported with the exporter's and its plugin's names; the original error is the cause
+    with pytest.raises(PluginRuntimeError, match=r"exporter 'boom' .* disk on fire") as caught:
         export_dataset(project, "d", destination, registry=registry, force=True)
+    assert isinstance(caught.value.__cause__, RuntimeError)
     assert sorted(p.name for p in out.iterdir()) == ["out.boom"]
     assert destination.read_text() == "old"
 

@@ -51,7 +51,7 @@ GOOD_IMPL = """
         def __init__(self, order: int = 2):
             self.order = order
 
-        def compute(self, vectors):
+        def compute(self, vectors, *, quality=None):
             return MetricResult(float(np.linalg.norm(vectors, ord=self.order, axis=1).mean()))
 
     class NotAMetric:

@@ -47,30 +47,46 @@ def reports_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def parse_params(items: list[str] | None) -> dict[str, Any]:
-    """``name=value`` strings to typed keyword arguments (int, float, bool, None or str)."""
-    params: dict[str, Any] = {}
+def split_params(items: list[str] | None) -> dict[str, str]:
+    """``NAME=VALUE`` strings to a dict of raw strings; a malformed item exits with code 2."""
+    params: dict[str, str] = {}
     for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             errors.print(f"[bold red]error:[/] --param '{item}': expected NAME=VALUE")
             raise typer.Exit(2)
-        params[name.strip()] = _typed(value.strip())
+        params[name.strip()] = value  # not stripped: a tab may be the value
     return params
 
 
-def _typed(value: str) -> Any:
-    lowered = value.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
-        return None
-    for kind in (int, float):
-        try:
-            return kind(value)
-        except ValueError:
-            pass
-    return value
+def plugin_params(kind: str, name: str, items: list[str] | None) -> dict[str, Any]:
+    """``--param NAME=VALUE`` strings as typed, checked parameters of contribution ``kind:name``.
+
+    Values are converted to the types the contribution declares and checked against its
+    ranges and choices (:func:`vendiscope.core.plugins.params.coerce_params`); a bad one
+    exits with code 2 and a message naming it: ``--param k: expected an integer >= 1, got 'x'``.
+    """
+    raw = split_params(items)
+    if not raw:
+        return {}
+    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.plugins.params import ParamError
+
+    try:
+        return default_registry().coerce(kind, name, raw, prefix="--param ")
+    except ParamError as exc:
+        errors.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+def parse_params(items: list[str] | None) -> dict[str, Any]:
+    """``name=value`` strings guessed as int, float, bool, None or str, without a contribution.
+
+    Prefer :func:`plugin_params`, which uses the types the contribution declares.
+    """
+    from vendiscope.core.plugins.conversion import guess_value
+
+    return {name: guess_value(value) for name, value in split_params(items).items()}
 
 
 def shorten(value: str | None, width: int = 80) -> str:

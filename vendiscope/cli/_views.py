@@ -141,9 +141,9 @@ def print_stats(stats: dict[str, Any], *, as_json: bool) -> None:
 
 
 def print_plugins(registry: Any, *, as_json: bool) -> None:
-    from vendiscope.core.plugins import KINDS
-
+    """Contributions with their state, a warning for plugin files, then every failure."""
     if as_json:
+        statuses = {(s.contribution.kind, s.contribution.name): s for s in registry.statuses()}
         print_json(
             {
                 "plugins": [
@@ -152,8 +152,14 @@ def print_plugins(registry: Any, *, as_json: bool) -> None:
                         "version": p.version,
                         "api_version": p.api_version,
                         "origin": p.origin,
+                        "source": p.source,
                         "contributions": [
-                            {"kind": c.kind, "name": c.name, "target": c.target}
+                            {
+                                "kind": c.kind,
+                                "name": c.name,
+                                "target": c.target,
+                                "state": statuses[(c.kind, c.name)].state,
+                            }
                             for c in p.contributions
                         ],
                     }
@@ -163,13 +169,23 @@ def print_plugins(registry: Any, *, as_json: bool) -> None:
             }
         )
         return
-    table = Table("kind", "name", "title", "plugin")
-    for kind in KINDS:
-        for c in registry.contributions(kind):
-            table.add_row(kind, c.name, c.title, c.plugin)
+    table = Table("kind", "name", "title", "plugin", "state")
+    for status in registry.statuses():
+        c = status.contribution
+        state = status.state if status.ok else f"[red]{status.state}[/]"
+        table.add_row(c.kind, c.name, c.title, c.plugin, state)
     console.print(table)
+    files = registry.file_plugins
+    if files:
+        names = ", ".join(f"{p.name} ({p.origin.removeprefix('file ')})" for p in files)
+        console.print(
+            f"[yellow]warning:[/] {len(files)} plugin(s) loaded from .py files: {names}. "
+            "Plugin files run as code with your permissions; keep only files you trust there.",
+            soft_wrap=True,
+        )
     for failure in registry.failures:
-        console.print(f"[red]failed:[/] {failure.plugin}: {failure.message}")
+        what = f" {failure.kind} '{failure.contribution}'" if failure.contribution else ""
+        console.print(f"[red]failed:[/] {failure.plugin}{what}: {failure.message}", soft_wrap=True)
 
 
 def print_doctor(info: dict[str, Any], *, as_json: bool) -> None:

@@ -18,6 +18,22 @@ class PluginError(VendiscopeError):
     """A plugin failed to load, is incompatible, or is not installed."""
 
 
+class PluginRuntimeError(PluginError):
+    """A plugin raised, or returned something malformed, while a job was calling it.
+
+    The message names the contribution and its plugin, e.g. ``"metric 'coherence' (plugin
+    'vendiscope-coherence') failed: ZeroDivisionError: division by zero"``; the original
+    exception is the ``__cause__``. Jobs raise it through
+    :meth:`vendiscope.core.plugins.PluginRegistry.running`, which also records the failure.
+    """
+
+    def __init__(self, message: str, *, kind: str = "", name: str = "", plugin: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.name = name
+        self.plugin = plugin
+
+
 class ExportError(VendiscopeError):
     """An export could not be written (destination exists, unknown subset, ...)."""
 

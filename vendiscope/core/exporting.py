@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from sqlalchemy.exc import DatabaseError
 
 from vendiscope import __version__
 from vendiscope.core.atomic import atomic_path, check_destination
@@ -105,7 +106,8 @@ def export_dataset(
 
     progress.start(f"Exporting {dataset} to {destination.name}", total=total, unit="rows")
     with atomic_path(destination, directory=exporter.is_directory) as temporary:
-        written = exporter.write(rows(), temporary, schema=info.source_schema)
+        with registry.running("exporter", name, "write", passthrough=(DatabaseError,)):
+            written = exporter.write(rows(), temporary, schema=info.source_schema)
         cancel.raise_if_cancelled()
         if written != len(hashes):
             raise ExportError(f"exporter '{name}' wrote {written} of {len(hashes)} rows")

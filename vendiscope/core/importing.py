@@ -91,14 +91,15 @@ def import_dataset(
     path = Path(path)
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
-    importer_name, importer = choose_importer(
-        path, format, importer_params, registry or default_registry()
-    )
+    registry = registry or default_registry()
+    importer_name, importer = choose_importer(path, format, importer_params, registry)
     name = name or default_name(path)
     if any(d.name == name for d in project.datasets()):
         raise ProjectError(f"the project already has a dataset named '{name}'; choose another name")
-    info = importer.inspect(path)
-    stream = SourceStream(importer.read(path), path, info.unit)
+    with registry.running("importer", importer_name, "inspect"):
+        info = importer.inspect(path)
+    rows = registry.guard_iter("importer", importer_name, importer.read(path))
+    stream = SourceStream(rows, path, info.unit)
     mapping = resolve_mapping(stream, mapping, overrides, path)
     if skip_bad and bad_report is None:
         bad_report = path.with_name(f"{path.name}.bad-rows.jsonl")

@@ -48,11 +48,14 @@ def preview(
 ) -> Preview:
     """Read the first rows of a source and guess its field mapping, without touching a project."""
     path = Path(path)
-    name, importer = choose_importer(path, format, importer_params, registry or default_registry())
-    info = importer.inspect(path)
+    registry = registry or default_registry()
+    name, importer = choose_importer(path, format, importer_params, registry)
+    with registry.running("importer", name, "inspect"):
+        info = importer.inspect(path)
     good: list[dict[str, Any]] = []
     bad: list[BadRow] = []
-    for item in itertools.islice(importer.read(path), max(rows, SAMPLE_ROWS)):
+    items = registry.guard_iter("importer", name, importer.read(path))
+    for item in itertools.islice(items, max(rows, SAMPLE_ROWS)):
         (bad if isinstance(item, BadRow) else good).append(
             item if isinstance(item, BadRow) else item.data
         )

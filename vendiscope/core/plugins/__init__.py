@@ -1,4 +1,8 @@
-"""The plugin model: typed contribution interfaces, manifests, and the registry."""
+"""The plugin model: typed contribution interfaces, manifests, parameters and the registry.
+
+Plugin authors import from :mod:`vendiscope.api`, the stable facade; this package is the
+implementation the application uses.
+"""
 
 from vendiscope.core.plugins.interfaces import (
     BadRow,
@@ -15,25 +19,48 @@ from vendiscope.core.plugins.interfaces import (
     View,
 )
 from vendiscope.core.plugins.manifest import API_VERSION, KINDS, Contribution, PluginManifest
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugins.params import (
+    Choices,
+    ParamError,
+    ParamSpec,
+    Range,
+    coerce_params,
+    describe_params,
+)
+from vendiscope.core.plugins.registry import (
+    ContributionStatus,
+    PluginFailure,
+    PluginInfo,
+    PluginRegistry,
+    default_registry,
+)
 
 __all__ = [
     "API_VERSION",
     "KINDS",
     "BadRow",
+    "Choices",
     "Contribution",
+    "ContributionStatus",
     "Embedder",
     "Exporter",
     "Featurizer",
     "Importer",
     "Metric",
     "MetricResult",
+    "ParamError",
+    "ParamSpec",
+    "PluginFailure",
+    "PluginInfo",
     "PluginManifest",
     "PluginRegistry",
+    "Range",
     "Selection",
     "Selector",
     "SourceInfo",
     "SourceRow",
     "View",
+    "coerce_params",
     "default_registry",
+    "describe_params",
 ]

@@ -1,7 +1,12 @@
-"""Typed contribution interfaces. A plugin subclasses one of these.
+"""Typed contribution interfaces. A plugin subclasses one of these (from :mod:`vendiscope.api`).
 
 Conventions (as in scikit-learn): every parameter is a keyword argument of ``__init__``
-with a default and no logic; results are returned, never kept as hidden state.
+with a default and no logic, kept as an attribute of the same name; results are returned,
+never kept as hidden state (calling a method twice gives the same result); inputs are never
+modified. Bad input raises ``ValueError`` with a message naming the parameter or row.
+Long-running methods receive a ``progress`` reporter and a ``cancel`` token, call
+``progress.update(done, total)`` and ``cancel.raise_if_cancelled()`` between steps.
+The conformance kit :mod:`vendiscope.testing` checks all of this.
 """
 
 from __future__ import annotations
@@ -94,7 +99,11 @@ class Embedder(ABC):
 
     @abstractmethod
     def embed(self, texts: Sequence[str], *, progress: Progress, cancel: CancelToken) -> np.ndarray:
-        """Return an ``(len(texts), dim)`` float32 array."""
+        """Return an ``(len(texts), dim)`` float32 array.
+
+        A row depends only on its text (not on the other texts of the call), so chunks can be
+        embedded separately and resumed. No texts give a ``(0, dim)`` array.
+        """
 
     @property
     @abstractmethod
@@ -125,7 +134,11 @@ class Featurizer(ABC):
         progress: Progress,
         cancel: CancelToken,
     ) -> np.ndarray:
-        """Return an ``(len(records), dim)`` float32 array."""
+        """Return an ``(len(records), dim)`` float32 array.
+
+        Each record maps roles (``prompt``, ``response``, ``text``, ...) to text or ``None``.
+        A row depends only on its record; no records give a ``(0, dim)`` array.
+        """
 
     @property
     @abstractmethod
@@ -193,13 +206,27 @@ class Selector(ABC):
         progress: Progress,
         cancel: CancelToken,
     ) -> Selection:
-        """Return ``k`` unique valid row indices."""
+        """Choose ``k`` rows; return their indices (unique, in ``0..n-1``) in selection order.
+
+        ``0 <= k <= n`` (``k = 0`` gives an empty selection); another ``k`` raises
+        ``ValueError``. ``gains``, when given, holds each choice's marginal gain; ``details``
+        anything worth recording (JSON-serialisable). A selector without a quality-weighted
+        form raises ``ValueError`` when given ``quality``. Seeded selectors take a ``seed``
+        parameter and give the same selection for the same seed.
+        """
 
 
 # --------------------------------------------------------------------------- views
 class View(ABC):
-    """Computes a Qt-free chart description from data; the GUI and reports draw it."""
+    """Computes a Qt-free chart description from a project; the GUI and reports draw it.
+
+    ``data`` is what the app passes: ``{"project": Project, "dataset": name}`` plus keys a
+    view documents (e.g. ``"target"``, the target dataset of a coverage view). A view reads
+    the stored results it needs (records, vector sets, runs) and raises ``ValueError`` naming
+    what is missing from ``data``, or :class:`~vendiscope.core.errors.ProjectError` naming
+    the command that computes a result not computed yet.
+    """
 
     @abstractmethod
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Return a chart description (a plain, JSON-serialisable dict)."""
+        """Return a chart description, as :mod:`vendiscope.core.charts` defines it."""

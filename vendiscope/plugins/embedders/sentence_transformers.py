@@ -12,11 +12,12 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from vendiscope.core.bundled_models import sentence_encoder_dir
 from vendiscope.core.errors import PluginError
 from vendiscope.core.plugins.interfaces import Embedder
+from vendiscope.core.plugins.params import Choices, Range
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,10 +93,10 @@ class SentenceTransformerEmbedder(Embedder):
         *,
         model: str | None = None,
         device: str = "auto",
-        batch_size: int | None = None,
-        max_length: int | None = None,
+        batch_size: Annotated[int | None, Range(1)] = None,
+        max_length: Annotated[int | None, Range(1)] = None,
         normalize: bool = True,
-        precision: str = "auto",
+        precision: Annotated[str, Choices(*PRECISIONS)] = "auto",
     ) -> None:
         self.model = model
         self.device = device

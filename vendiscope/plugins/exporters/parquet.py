@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from vendiscope.core.plugins.interfaces import Exporter
+from vendiscope.core.plugins.params import Choices
 from vendiscope.plugins.exporters._arrow import BATCH_ROWS, source_schema, write_tables
+
+CODECS = ("zstd", "snappy", "gzip", "brotli", "lz4", "none")
 
 
 class ParquetExporter(Exporter):
@@ -28,7 +31,7 @@ class ParquetExporter(Exporter):
 
     suffix: ClassVar[str] = ".parquet"
 
-    def __init__(self, compression: str = "zstd") -> None:
+    def __init__(self, compression: Annotated[str, Choices(*CODECS)] = "zstd") -> None:
         self.compression = compression
 
     def write(

@@ -12,12 +12,13 @@ batches; mode "exact" computes true per-example gradients and projects them. See
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from vendiscope.core.gradients.features import MODES, PRECISIONS, GradientEngine, resolve_device
 from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
 from vendiscope.core.gradients.sketch import KINDS
 from vendiscope.core.plugins.interfaces import Featurizer
+from vendiscope.core.plugins.params import Choices, Range
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,15 +59,15 @@ class GradientFeaturizer(Featurizer):
     def __init__(
         self,
         model: str | None = None,
-        mode: str = "fast",
+        mode: Annotated[str, Choices(*MODES)] = "fast",
         parameters: str = "all",
-        dim: int = 1024,
-        seed: int = 0,
+        dim: Annotated[int, Range(1)] = 1024,
+        seed: Annotated[int, Range(0)] = 0,
         device: str = "auto",
-        batch_size: int | None = None,
-        max_length: int = 512,
-        projection: str = "sparse",
-        precision: str = "auto",
+        batch_size: Annotated[int | None, Range(1)] = None,
+        max_length: Annotated[int, Range(2)] = 512,
+        projection: Annotated[str, Choices(*KINDS)] = "sparse",
+        precision: Annotated[str, Choices(*PRECISIONS)] = "auto",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from vendiscope.core.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.core.plugins.params import Range
 from vendiscope.plugins.importers._common import check_file
 
 
@@ -42,7 +43,7 @@ class ParquetImporter(Importer):
         How many rows are decoded at a time.
     """
 
-    def __init__(self, batch_size: int = 2048) -> None:
+    def __init__(self, batch_size: Annotated[int, Range(1)] = 2048) -> None:
         self.batch_size = batch_size
 
     def inspect(self, path: Path) -> SourceInfo:

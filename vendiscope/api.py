@@ -1,0 +1,132 @@
+"""The stable plugin API of Vendiscope: everything a plugin imports, in one place.
+
+::
+
+    from vendiscope.api import Contribution, Metric, MetricResult, PluginManifest, Range
+
+What is here is public and versioned by :data:`API_VERSION` (``MAJOR.MINOR``): a minor
+release only adds to it; anything removed or changed incompatibly bumps the major version, and
+a plugin declaring ``api_version="1.x"`` is refused, with a message, by a Vendiscope whose API
+is older than ``1.x`` or of another major version. **Everything else is private** —
+``vendiscope.core.*``, ``vendiscope.plugins.*``, ``vendiscope.gui``, ``vendiscope.cli`` may
+change in any release; import only from this module (and the test kit
+:mod:`vendiscope.testing`).
+
+Contents
+--------
+Interfaces (subclass one per contribution)
+    :class:`Importer`, :class:`Exporter`, :class:`Embedder`, :class:`Featurizer`,
+    :class:`Metric`, :class:`Selector`, :class:`View`; their results :class:`SourceRow`,
+    :class:`BadRow`, :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`.
+Declaring a plugin
+    :class:`PluginManifest`, :class:`Contribution`, :data:`API_VERSION`, :data:`KINDS`.
+Progress and cancellation (jobs pass them to ``embed``, ``featurize`` and ``select``)
+    :class:`Progress` (the protocol), :class:`CancelToken`, :class:`Cancelled`,
+    :class:`NullProgress`, :class:`RecordingProgress` (for tests).
+Errors a plugin raises
+    ``ValueError`` for bad input or parameters (the message names the parameter or row);
+    :class:`InputError` (with a :class:`Location`) for a source an importer cannot read;
+    :class:`ExportError` for output an exporter cannot write; :class:`PluginError` for a
+    plugin that cannot work (a missing model, say). ``Cancelled`` comes from
+    ``cancel.raise_if_cancelled()``. :class:`VendiscopeError` is their common base.
+Parameters (for forms and ``--param``)
+    :class:`Range`, :class:`Choices`, :class:`ParamSpec`, :class:`ParamError`,
+    :func:`describe_params`, :func:`coerce_params`.
+Chart descriptions (what a :class:`View` returns)
+    :class:`Chart` and its series types, :data:`CHART_KINDS`, :func:`validate_chart`.
+"""
+
+from __future__ import annotations
+
+from vendiscope.core.charts import (
+    CHART_KINDS,
+    CHART_SCHEMA_VERSION,
+    BarSeries,
+    Chart,
+    HeatmapSeries,
+    HistogramSeries,
+    LineSeries,
+    ScatterSeries,
+    validate_chart,
+)
+from vendiscope.core.errors import (
+    ExportError,
+    InputError,
+    Location,
+    PluginError,
+    VendiscopeError,
+)
+from vendiscope.core.jobs import (
+    Cancelled,
+    CancelToken,
+    NullProgress,
+    Progress,
+    RecordingProgress,
+)
+from vendiscope.core.plugins.interfaces import (
+    BadRow,
+    Embedder,
+    Exporter,
+    Featurizer,
+    Importer,
+    Metric,
+    MetricResult,
+    Selection,
+    Selector,
+    SourceInfo,
+    SourceRow,
+    View,
+)
+from vendiscope.core.plugins.manifest import API_VERSION, KINDS, Contribution, PluginManifest
+from vendiscope.core.plugins.params import (
+    Choices,
+    ParamError,
+    ParamSpec,
+    Range,
+    coerce_params,
+    describe_params,
+)
+
+__all__ = [
+    "API_VERSION",
+    "CHART_KINDS",
+    "CHART_SCHEMA_VERSION",
+    "KINDS",
+    "BadRow",
+    "BarSeries",
+    "CancelToken",
+    "Cancelled",
+    "Chart",
+    "Choices",
+    "Contribution",
+    "Embedder",
+    "ExportError",
+    "Exporter",
+    "Featurizer",
+    "HeatmapSeries",
+    "HistogramSeries",
+    "Importer",
+    "InputError",
+    "LineSeries",
+    "Location",
+    "Metric",
+    "MetricResult",
+    "NullProgress",
+    "ParamError",
+    "ParamSpec",
+    "PluginError",
+    "PluginManifest",
+    "Progress",
+    "Range",
+    "RecordingProgress",
+    "ScatterSeries",
+    "Selection",
+    "Selector",
+    "SourceInfo",
+    "SourceRow",
+    "VendiscopeError",
+    "View",
+    "coerce_params",
+    "describe_params",
+    "validate_chart",
+]

@@ -1,0 +1,123 @@
+"""What a contribution must return, checked where jobs call it (and by the conformance kit).
+
+:func:`result_problem` describes, in words, what is wrong with a contribution's result — a
+metric value that is not a number, an embedding of the wrong shape, a selection with repeated
+rows — or returns ``None``. Jobs call it through
+:meth:`vendiscope.core.plugins.PluginRegistry.check_result`, which turns a problem into a
+recorded :class:`~vendiscope.core.errors.PluginRuntimeError`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from vendiscope.core.plugins import interfaces
+
+
+def result_problem(
+    kind: str,
+    result: Any,
+    *,
+    rows: int | None = None,
+    dim: int | None = None,
+    k: int | None = None,
+) -> str | None:
+    """What is wrong with ``result`` of a ``kind`` contribution, or ``None``.
+
+    ``rows`` is the number of input rows (vectors, texts, records), ``dim`` the declared
+    vector size of an embedder or featurizer, ``k`` the budget given to a selector.
+    """
+    check = _CHECKS.get(kind)
+    return check(result, rows=rows, dim=dim, k=k) if check is not None else None
+
+
+def _metric(result: Any, *, rows: int | None, **_: Any) -> str | None:
+    import numpy as np
+
+    if not isinstance(result, interfaces.MetricResult):
+        return f"returned {type(result).__name__}, not a MetricResult"
+    value = result.value
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        return f"returned a value of type {type(value).__name__}, not a number"
+    if not np.isfinite(float(value)):
+        return f"returned the value {value!r}; a metric value must be finite"
+    if result.per_record is not None:
+        scores = np.asarray(result.per_record)
+        if scores.ndim != 1 or (rows is not None and scores.shape[0] != rows):
+            return f"returned per-record scores of shape {scores.shape}; expected ({rows},)"
+        if not np.issubdtype(scores.dtype, np.number):
+            return f"returned per-record scores of dtype {scores.dtype}, not numbers"
+    if not isinstance(result.details, dict):
+        return f"returned details of type {type(result.details).__name__}, not a dict"
+    return None
+
+
+def _matrix(result: Any, *, rows: int | None, dim: int | None, **_: Any) -> str | None:
+    import numpy as np
+
+    if not isinstance(result, np.ndarray):
+        return f"returned {type(result).__name__}, not a NumPy array"
+    expected = (rows if rows is not None else result.shape[0], dim)
+    if result.ndim != 2 or (rows is not None and result.shape[0] != rows):
+        return f"returned an array of shape {result.shape}; expected {expected}"
+    if dim is not None and result.shape[1] != dim:
+        return f"returned {result.shape[1]} columns but declares dim = {dim}"
+    if not np.issubdtype(result.dtype, np.floating):
+        return f"returned an array of dtype {result.dtype}; expected float32"
+    finite = np.isfinite(result).all(axis=1)
+    if not finite.all():
+        return f"returned NaN or infinite values (first in row {int(np.argmin(finite))})"
+    return None
+
+
+def _selection(result: Any, *, rows: int | None, k: int | None, **_: Any) -> str | None:
+    import numpy as np
+
+    if not isinstance(result, interfaces.Selection):
+        return f"returned {type(result).__name__}, not a Selection"
+    indices = np.asarray(result.indices)
+    if indices.ndim != 1 or not (indices.size == 0 or np.issubdtype(indices.dtype, np.integer)):
+        return (
+            f"returned indices of shape {indices.shape} and dtype {indices.dtype}; "
+            "expected 1-D integers"
+        )
+    if k is not None and indices.size != k:
+        return f"returned {indices.size} indices for k = {k}"
+    if indices.size and (indices.min() < 0 or (rows is not None and indices.max() >= rows)):
+        return f"returned an index outside 0..{(rows or 0) - 1}"
+    if np.unique(indices).size != indices.size:
+        return "returned the same index more than once"
+    if result.gains is not None and np.asarray(result.gains).shape != indices.shape:
+        return f"returned {np.asarray(result.gains).shape[0]} gains for {indices.size} indices"
+    return None
+
+
+def _chart(result: Any, **_: Any) -> str | None:
+    from vendiscope.core.charts import validate_chart
+
+    try:
+        validate_chart(result)
+    except ValueError as exc:
+        return f"returned an invalid chart description: {exc}"
+    return None
+
+
+def _count(result: Any, *, rows: int | None, **_: Any) -> str | None:
+    if isinstance(result, bool) or not isinstance(result, numbers.Integral) or result < 0:
+        return f"returned {result!r}; write() must return the number of rows written"
+    if rows is not None and result != rows:
+        return f"wrote {result} rows of {rows}"
+    return None
+
+
+_CHECKS = {
+    "metric": _metric,
+    "embedder": _matrix,
+    "featurizer": _matrix,
+    "selector": _selection,
+    "view": _chart,
+    "exporter": _count,
+}
+
+__all__ = ["result_problem"]
