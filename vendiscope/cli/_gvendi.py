@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
-from vendiscope.cli._output import console, parse_params, reports_errors
+from vendiscope.cli._output import console, plugin_params, reports_errors
+from vendiscope.cli._scale import AddressOpt, EngineOpt, GpusOpt, WorkersOpt, engine_choice
 
 
 @app.command()
@@ -29,20 +30,29 @@ def gradients(
         list[str] | None,
         typer.Option("--param", "-p", help="Other featurizer parameter NAME=VALUE, repeatable."),
     ] = None,
+    engine: EngineOpt = None,
+    address: AddressOpt = None,
+    workers: WorkersOpt = None,
+    gpus_per_worker: GpusOpt = None,
 ) -> None:
     """Compute projected per-example gradients of a proxy LM (the features of G-Vendi)."""
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.featurizing import featurize_dataset
+    from vendiscope.core.featurizing import DEFAULT_FEATURIZER, featurize_dataset
     from vendiscope.core.project import Project
 
-    params = parse_params(param)
+    params = plugin_params("featurizer", DEFAULT_FEATURIZER, param)
     params["mode"] = mode
     for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
         if value is not None:
             params[key] = value
     with Project.open(project) as opened:
         result = featurize_dataset(
-            opened, dataset, params=params, name=name, progress=RichProgress()
+            opened,
+            dataset,
+            params=params,
+            name=name,
+            engine=engine_choice(engine, address, workers, gpus_per_worker),
+            progress=RichProgress(),
         )
     vs = result.vector_set
     if result.already_complete:
@@ -84,9 +94,9 @@ def score(
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json, print_score
     from vendiscope.core.project import Project
-    from vendiscope.core.scoring import score_dataset
+    from vendiscope.core.scoring import KIND_FOR_METRIC, score_dataset
 
-    params = parse_params(param)
+    params = plugin_params("metric", "vendi" if metric in KIND_FOR_METRIC else metric, param)
     if metric in ("gvendi", "vendi"):
         params.setdefault("q", q)
         if bootstrap:

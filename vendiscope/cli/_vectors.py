@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
-from vendiscope.cli._output import console, parse_params, reports_errors
+from vendiscope.cli._output import console, plugin_params, reports_errors
+from vendiscope.cli._scale import AddressOpt, EngineOpt, GpusOpt, WorkersOpt, engine_choice
 
 
 @app.command()
@@ -38,12 +39,16 @@ def embed(
     reuse: Annotated[
         bool, typer.Option(help="Reuse vectors of identical records embedded before.")
     ] = True,
+    engine: EngineOpt = None,
+    address: AddressOpt = None,
+    workers: WorkersOpt = None,
+    gpus_per_worker: GpusOpt = None,
 ) -> None:
     """Compute sentence embeddings for a dataset (resumes an interrupted run)."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.embedding import embed_dataset
 
-    params = parse_params(param)
+    params = plugin_params("embedder", embedder, param)
     for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
         if value is not None:
             params[key] = value
@@ -58,6 +63,7 @@ def embed(
             field=field,
             name=name,
             reuse=reuse,
+            engine=engine_choice(engine, address, workers, gpus_per_worker),
             progress=RichProgress(),
         )
     vs = result.vector_set

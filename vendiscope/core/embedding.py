@@ -1,9 +1,10 @@
 """The embedding job: a vector set of sentence embeddings for a dataset, chunk by chunk.
 
 Built on :mod:`vendiscope.core.vectorjob`: each chunk is committed on its own and a killed or
-cancelled job resumes from its last committed chunk with the same result. Texts whose
-content hash already has a vector from the same model (in any dataset of the project) are
-copied instead of embedded again, and each distinct text is embedded once.
+cancelled job resumes from its last committed chunk with the same result. Chunks are embedded
+in this process or, with ``engine="ray"``, by Ray actors (:mod:`vendiscope.core.engines`).
+Texts whose content hash already has a vector from the same model (in any dataset of the
+project) are copied instead of embedded again, and each distinct text is embedded once.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.engines import Engine, PluginWorker, get_engine
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.fields import FieldMapping
 from vendiscope.core.jobs import CancelToken, Progress
@@ -19,7 +21,13 @@ from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
 from vendiscope.core.store import vectors
 from vendiscope.core.store.vectors import DEFAULT_CHUNK_ROWS, VectorSetInfo
-from vendiscope.core.vectorjob import ChunkResult, VectorJob, VectorJobResult, run_vector_job
+from vendiscope.core.vectorjob import (
+    ChunkResult,
+    ChunkTasks,
+    VectorJob,
+    VectorJobResult,
+    run_vector_job,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,6 +70,7 @@ def embed_dataset(
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     reuse: bool = True,
     registry: PluginRegistry | None = None,
+    engine: str | Engine | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> VectorJobResult:
@@ -76,6 +85,10 @@ def embed_dataset(
         or ``auto``.
     reuse
         Copy vectors of identical records from complete vector sets made with the same model.
+    engine
+        Where chunks are embedded: ``"local"`` (this process), ``"ray"``, an
+        :class:`~vendiscope.core.engines.Engine`, or ``None`` for the environment's default
+        (see :func:`~vendiscope.core.engines.get_engine`).
 
     The result's ``counts`` hold ``embedded``, ``reused``, ``empty`` and ``truncated``.
     """
@@ -83,68 +96,90 @@ def embed_dataset(
     params = dict(params or {})
     field = resolve_field(field, project.dataset(dataset).field_mapping)
     instance: Embedder = (registry or default_registry()).create("embedder", embedder, **params)
-    config = {
-        "embedder": embedder,
-        "embedder_params": params,
-        "field": field,
-        "model_id": instance.model_id,
-    }
-    job = VectorJob(
-        dataset=dataset,
-        name=name or f"{embedder}/{field}",
-        kind="embedding",
-        plugin=f"embedder:{embedder}",
-        model_id=instance.model_id,
-        config=config,
-        dim=instance.dim,
-        chunk_rows=chunk_rows,
-        description=f"Embedding {dataset} ({field})",
-        identity=("embedder", "field", "model_id"),
-    )
-    cache = _VectorCache(project, job) if reuse else None
+    worker = EmbedWorker(type(instance), params, instance)
+    chosen = get_engine(engine)
+    n_chunks = -(-project.dataset(dataset).row_count // chunk_rows)
+    with chosen.start(worker, max_workers=n_chunks) as session:
+        identity = session.identity()
+        config = {
+            "embedder": embedder,
+            "embedder_params": params,
+            "field": field,
+            "model_id": identity["model_id"],
+            "engine": chosen.describe(),
+        }
+        job = VectorJob(
+            dataset=dataset,
+            name=name or f"{embedder}/{field}",
+            kind="embedding",
+            plugin=f"embedder:{embedder}",
+            model_id=identity["model_id"],
+            config=config,
+            dim=identity["dim"],
+            chunk_rows=chunk_rows,
+            description=f"Embedding {dataset} ({field})",
+            identity=("embedder", "field", "model_id"),
+        )
+        cache = _VectorCache(project, job) if reuse else None
+        tasks = _embedding_tasks(worker, field, job.dim, cache)
+        return run_vector_job(
+            project, job, tasks, session=session, progress=progress, cancel=cancel
+        )
 
-    def compute(records: Sequence[RecordRow], chunk_progress: Progress) -> ChunkResult:
+
+class EmbedWorker(PluginWorker):
+    """Embeds a chunk's distinct new texts, wherever the engine runs it (payload: the texts)."""
+
+    def identity(self) -> dict[str, Any]:
+        return {"model_id": self.instance.model_id, "dim": self.instance.dim}
+
+    def compute(
+        self, payload: list[str], *, progress: Progress, cancel: CancelToken
+    ) -> tuple[np.ndarray | None, int]:
+        from vendiscope.core.jobs import NullProgress
+
+        instance: Embedder = self.instance
+        embedded = None
+        if payload:
+            embedded = instance.embed(payload, progress=NullProgress(), cancel=cancel)
+        return embedded, instance.count_truncated(payload)
+
+
+def _embedding_tasks(
+    worker: EmbedWorker, field: str, dim: int, cache: _VectorCache | None
+) -> ChunkTasks:
+    """Driver side of a chunk: reuse cached vectors, send each distinct new text once."""
+    import numpy as np
+
+    def prepare(records: Sequence[RecordRow]) -> tuple[list[str], Any]:
         texts = [text_of(r, field) for r in records]
-        chunk, fresh, copied = _embed_chunk(instance, records, texts, cache, cancel)
+        hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
+        distinct: dict[str, list[int]] = {}
+        for slot, text in enumerate(texts):
+            if slot not in hits:
+                distinct.setdefault(text, []).append(slot)
+        return list(distinct), (texts, hits, distinct)
+
+    def assemble(records: Sequence[RecordRow], state: Any, output: Any) -> ChunkResult:
+        texts, hits, distinct = state
+        embedded, truncated = output
+        chunk = np.empty((len(records), dim), dtype=np.float32)
+        for slot, vector in hits.items():
+            chunk[slot] = vector
+        if embedded is not None:
+            for row, slots in zip(embedded, distinct.values(), strict=True):
+                chunk[slots] = row
         return ChunkResult(
             chunk,
             {
-                "embedded": len(fresh),
-                "reused": copied,
+                "embedded": len(distinct),
+                "reused": len(hits),
                 "empty": sum(1 for t in texts if not t),
-                "truncated": instance.count_truncated(fresh),
+                "truncated": truncated,
             },
         )
 
-    return run_vector_job(project, job, compute, progress=progress, cancel=cancel)
-
-
-def _embed_chunk(
-    instance: Embedder,
-    records: Sequence[RecordRow],
-    texts: list[str],
-    cache: _VectorCache | None,
-    cancel: CancelToken,
-) -> tuple[np.ndarray, list[str], int]:
-    """Vectors for one chunk: copied from the cache, or embedded once per distinct text."""
-    import numpy as np
-
-    from vendiscope.core.jobs import NullProgress
-
-    chunk = np.empty((len(records), instance.dim), dtype=np.float32)
-    hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
-    for slot, vector in hits.items():
-        chunk[slot] = vector
-    distinct: dict[str, list[int]] = {}
-    for slot, text in enumerate(texts):
-        if slot not in hits:
-            distinct.setdefault(text, []).append(slot)
-    fresh = list(distinct)
-    if fresh:
-        embedded = instance.embed(fresh, progress=NullProgress(), cancel=cancel)
-        for row, slots in zip(embedded, distinct.values(), strict=True):
-            chunk[slots] = row
-    return chunk, fresh, len(hits)
+    return ChunkTasks(worker, prepare, assemble)
 
 
 class _VectorCache:

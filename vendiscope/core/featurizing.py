@@ -1,21 +1,29 @@
 """The featurizer job: per-record feature vectors (e.g. proxy-LM gradients for G-Vendi).
 
 Built on :mod:`vendiscope.core.vectorjob`, like embeddings: chunked, committed, resumable,
-with progress inside each chunk and a recorded run.
+with progress inside each chunk and a recorded run; computed in this process or, with
+``engine="ray"``, by Ray actors (:mod:`vendiscope.core.engines`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.engines import Engine, PluginWorker, get_engine
 from vendiscope.core.jobs import CancelToken, Progress
-from vendiscope.core.models import RecordRow
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
-from vendiscope.core.vectorjob import ChunkResult, VectorJob, VectorJobResult, run_vector_job
+from vendiscope.core.vectorjob import (
+    ChunkResult,
+    ChunkTasks,
+    VectorJob,
+    VectorJobResult,
+    run_vector_job,
+)
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from vendiscope.core.plugins.interfaces import Featurizer
 
 DEFAULT_FEATURIZER = "gradients"
@@ -32,6 +40,7 @@ def featurize_dataset(
     name: str | None = None,
     chunk_rows: int = FEATURE_CHUNK_ROWS,
     registry: PluginRegistry | None = None,
+    engine: str | Engine | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> VectorJobResult:
@@ -39,36 +48,60 @@ def featurize_dataset(
 
     The vector set is named ``name`` (default: ``FEATURIZER/MODE`` when the featurizer has a
     mode, else ``FEATURIZER``) and its run records everything the featurizer describes.
+    ``engine`` is where chunks are computed: ``"local"`` (this process), ``"ray"``, an
+    :class:`~vendiscope.core.engines.Engine`, or ``None`` for the environment's default.
     """
     cancel = cancel or CancelToken()
     params = dict(params or {})
     instance: Featurizer = (registry or default_registry()).create(
         "featurizer", featurizer, **params
     )
-    described = instance.describe()
-    mode = described.get("mode")
-    config = {
-        "featurizer": featurizer,
-        "featurizer_params": params,
-        "model_id": instance.model_id,
-        "describe": described,
-    }
-    job = VectorJob(
-        dataset=dataset,
-        name=name or (f"{featurizer}/{mode}" if mode else featurizer),
-        kind="gradient" if featurizer == "gradients" else "feature",
-        plugin=f"featurizer:{featurizer}",
-        model_id=instance.model_id,
-        config=config,
-        dim=instance.dim,
-        chunk_rows=chunk_rows,
-        identity=("featurizer", "model_id"),
-        description=f"Features of {dataset} ({featurizer}{'/' + mode if mode else ''})",
-    )
+    worker = FeaturizeWorker(type(instance), params, instance)
+    chosen = get_engine(engine)
+    n_chunks = -(-project.dataset(dataset).row_count // chunk_rows)
+    with chosen.start(worker, max_workers=n_chunks) as session:
+        identity = session.identity()
+        described = identity["describe"]
+        mode = described.get("mode")
+        config = {
+            "featurizer": featurizer,
+            "featurizer_params": params,
+            "model_id": identity["model_id"],
+            "describe": described,
+            "engine": chosen.describe(),
+        }
+        job = VectorJob(
+            dataset=dataset,
+            name=name or (f"{featurizer}/{mode}" if mode else featurizer),
+            kind="gradient" if featurizer == "gradients" else "feature",
+            plugin=f"featurizer:{featurizer}",
+            model_id=identity["model_id"],
+            config=config,
+            dim=identity["dim"],
+            chunk_rows=chunk_rows,
+            identity=("featurizer", "model_id"),
+            description=f"Features of {dataset} ({featurizer}{'/' + mode if mode else ''})",
+        )
+        tasks = ChunkTasks(
+            worker,
+            prepare=lambda records: ([r.roles() for r in records], None),
+            assemble=lambda records, state, features: ChunkResult(
+                features, {"featurized": len(records)}
+            ),
+        )
+        return run_vector_job(
+            project, job, tasks, session=session, progress=progress, cancel=cancel
+        )
 
-    def compute(records: Sequence[RecordRow], chunk_progress: Progress) -> ChunkResult:
-        roles = [r.roles() for r in records]
-        features = instance.featurize(roles, progress=chunk_progress, cancel=cancel)
-        return ChunkResult(features, {"featurized": len(records)})
 
-    return run_vector_job(project, job, compute, progress=progress, cancel=cancel)
+class FeaturizeWorker(PluginWorker):
+    """Featurizes a chunk's records (payload: their role dicts) wherever the engine runs it."""
+
+    def identity(self) -> dict[str, Any]:
+        instance: Featurizer = self.instance
+        return {"model_id": instance.model_id, "dim": instance.dim, "describe": instance.describe()}
+
+    def compute(
+        self, payload: list[dict[str, str | None]], *, progress: Progress, cancel: CancelToken
+    ) -> np.ndarray:
+        return self.instance.featurize(payload, progress=progress, cancel=cancel)

@@ -36,6 +36,7 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.errors import VendiscopeError
@@ -393,6 +394,56 @@ def build_index(
             f"vectors must be a 2-D numeric array; got shape {matrix.shape}, dtype {matrix.dtype}"
         )
     n, dim = matrix.shape
+    step = BUILD_CHUNK_ROWS
+    return build_index_from_chunks(
+        lambda: ((start, matrix[start : start + step]) for start in range(0, n, step)),
+        n,
+        dim,
+        rows_at=lambda rows: matrix[rows],
+        kind=kind,
+        metric=metric,
+        device=device,
+        recall=recall,
+        n_queries=n_queries,
+        seed=seed,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def build_index_from_chunks(
+    chunks: Callable[[], Iterable[tuple[int, np.ndarray]]],
+    n_rows: int,
+    dim: int,
+    *,
+    rows_at: Callable[[np.ndarray], np.ndarray],
+    kind: str = "auto",
+    metric: str = "cosine",
+    device: str = "auto",
+    recall: float = TARGET_RECALL,
+    n_queries: int | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> VectorIndex:
+    """Index ``n_rows`` rows that arrive in chunks, never holding them all as one array.
+
+    ``chunks()`` returns a fresh iterator of ``(first row, rows)`` in row order (it is called
+    again if an approximate index falls back to exact search); ``rows_at(positions)`` returns
+    the rows at sorted positions (the IVF training sample and the calibration queries). For a
+    stored vector set these are :func:`~vendiscope.core.store.vectors.iter_chunks` and
+    :func:`~vendiscope.core.store.vectors.read_rows`. Peak memory is the index itself (for
+    flat and IVF indexes, the normalised rows as float32) plus one chunk, instead of the
+    matrix, its normalised copy and the index. The result is the index :func:`build_index`
+    builds from the whole matrix.
+    """
+    progress = progress or NullProgress()
+    cancel = cancel or CancelToken()
+    if metric not in METRICS:
+        raise VectorIndexError(f"unknown metric '{metric}' (metrics: {', '.join(METRICS)})")
+    if device not in DEVICES:
+        raise VectorIndexError(f"unknown device '{device}' (devices: {', '.join(DEVICES)})")
+    n = n_rows
     if dim == 0:
         raise VectorIndexError("vectors have dimension 0")
     concrete = resolve_kind(kind, n, n_queries)
@@ -411,18 +462,18 @@ def build_index(
 
     calibration = None
     if concrete != "flat":
-        calibration = _Calibration(matrix, metric, seed)
+        calibration = _Calibration(n, rows_at, metric, seed)
 
     if concrete == "flat":
         index, keep = _new_flat(faiss, dim, on_gpu)
     elif concrete == "ivf":
-        index, keep = _new_ivf(faiss, matrix, metric, on_gpu, seed, params, progress)
+        index, keep = _new_ivf(faiss, n, dim, rows_at, metric, on_gpu, seed, params, progress)
     else:
         index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
         params.update(m=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION)
         keep = ()
-    _add_rows(index, matrix, metric, concrete, progress, cancel, calibration)
+    _add_rows(index, n, chunks(), metric, concrete, progress, cancel, calibration)
 
     if calibration is not None:
         progress.start("calibrating the index", total=None, unit="steps")
@@ -436,7 +487,7 @@ def build_index(
             )
             concrete = "flat"
             index, keep = _new_flat(faiss, dim, on_gpu)
-            _add_rows(index, matrix, metric, concrete, progress, cancel, None)
+            _add_rows(index, n, chunks(), metric, concrete, progress, cancel, None)
     params["build_seconds"] = round(time.perf_counter() - started, 3)
     return VectorIndex(
         index,
@@ -458,7 +509,9 @@ def _new_flat(faiss: Any, dim: int, on_gpu: bool) -> tuple[Any, tuple[Any, ...]]
 
 def _new_ivf(
     faiss: Any,
-    matrix: np.ndarray,
+    n: int,
+    dim: int,
+    rows_at: Callable[[np.ndarray], np.ndarray],
     metric: str,
     on_gpu: bool,
     seed: int,
@@ -467,7 +520,6 @@ def _new_ivf(
 ) -> tuple[Any, tuple[Any, ...]]:
     import numpy as np
 
-    n, dim = matrix.shape
     nlist = ivf_lists(n)
     quantizer = faiss.IndexFlatIP(dim)
     cpu_index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
@@ -477,7 +529,7 @@ def _new_ivf(
     n_train = min(n, IVF_TRAIN_POINTS_PER_LIST * nlist)
     rows = np.sort(np.random.default_rng(seed).choice(n, n_train, replace=False))
     progress.start(f"training the index ({nlist} lists on {n_train:,} rows)", total=None)
-    index.train(_prepared(matrix[rows], metric))
+    index.train(_prepared(rows_at(rows), metric))
     progress.finish()
     params.update(nlist=nlist, train_rows=n_train)
     return index, (quantizer, cpu_index)
@@ -485,36 +537,43 @@ def _new_ivf(
 
 def _add_rows(
     index: Any,
-    matrix: np.ndarray,
+    n: int,
+    chunks: Iterable[tuple[int, np.ndarray]],
     metric: str,
     kind: str,
     progress: Progress,
     cancel: CancelToken,
     calibration: _Calibration | None,
 ) -> None:
-    n = len(matrix)
     progress.start(f"building the {kind} index", total=n, unit="rows")
-    for start in range(0, n, BUILD_CHUNK_ROWS):
+    added = 0
+    for start, rows in chunks:
         cancel.raise_if_cancelled()
-        chunk = _prepared(matrix[start : start + BUILD_CHUNK_ROWS], metric)
+        if start != added:
+            raise VectorIndexError(f"rows arrived out of order: row {start}, expected {added}")
+        chunk = _prepared(rows, metric)
         index.add(chunk)
         if calibration is not None:
             calibration.scan(chunk, start)
-        progress.update(min(start + BUILD_CHUNK_ROWS, n))
+        added += len(chunk)
+        progress.update(added)
+    if added != n:
+        raise VectorIndexError(f"the chunks held {added} rows, expected {n}")
     progress.finish()
 
 
 class _Calibration:
     """Exact neighbours of a sample of indexed rows, to tune the search-time parameter."""
 
-    def __init__(self, matrix: np.ndarray, metric: str, seed: int) -> None:
+    def __init__(
+        self, n: int, rows_at: Callable[[np.ndarray], np.ndarray], metric: str, seed: int
+    ) -> None:
         import numpy as np
 
-        n = len(matrix)
         self.rows = np.sort(
             np.random.default_rng(seed + 1).choice(n, min(n, CALIBRATION_QUERIES), replace=False)
         )
-        self.queries = _prepared(matrix[self.rows], metric)
+        self.queries = _prepared(rows_at(self.rows), metric)
         self.k = min(CALIBRATION_K + 1, n)  # the row itself comes back too
         self.exact = TopK(len(self.rows), self.k)
 

@@ -11,13 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, func, select, text
-from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.models import DatasetInfo, RecordRow, RunInfo, SubsetInfo
 from vendiscope.core.store import migrate
-from vendiscope.core.store.engine import PROJECT_SUFFIX, check_sqlite_file, is_url, make_engine
+from vendiscope.core.store.engine import (
+    PROJECT_SUFFIX,
+    check_sqlite_file,
+    display_location,
+    is_url,
+    make_engine,
+)
 from vendiscope.core.store.schema import Dataset, Record, Run, Subset, SubsetMember
 
 RECORD_COLUMNS = (
@@ -75,8 +81,11 @@ class Project:
 
     @classmethod
     def _connect(cls, location: str | Path, *, create: bool) -> Project:
-        where = str(location)
-        engine = make_engine(location)
+        where = display_location(location)
+        try:
+            engine = make_engine(location)
+        except (ArgumentError, ImportError) as exc:
+            raise ProjectError(f"{where}: not a usable database URL ({exc})") from exc
         sqlite_path = None if is_url(location) else Path(location)
         try:
             backup = migrate.ensure_schema(
@@ -88,7 +97,7 @@ class Project:
         except (DatabaseError, OperationalError) as exc:
             engine.dispose()
             raise ProjectError(f"{where}: cannot be opened as a project ({exc.orig})") from exc
-        return cls(engine, where, backup)
+        return cls(engine, str(location), backup)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -22,6 +22,32 @@ def is_url(location: str | Path) -> bool:
     return "://" in str(location)
 
 
+def database_url(location: str | Path) -> str:
+    """The SQLAlchemy URL for a database URL: ``postgresql://`` and ``postgres://`` use psycopg 3.
+
+    SQLAlchemy's default PostgreSQL driver is psycopg2, which Vendiscope does not install;
+    a URL that names a driver (``postgresql+psycopg2://...``) is kept as it is.
+    """
+    url = str(location)
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme in ("postgresql", "postgres"):
+        return f"postgresql+psycopg://{rest}"
+    return url
+
+
+def display_location(location: str | Path) -> str:
+    """``location`` for messages: a database URL with its password masked."""
+    if not is_url(location):
+        return str(location)
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(str(location)).render_as_string(hide_password=True)
+    except ArgumentError:
+        return str(location)
+
+
 def check_sqlite_file(path: Path) -> None:
     """Refuse a file that is not an SQLite database, with a message naming it."""
     if path.is_dir():
@@ -52,8 +78,7 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
 def make_engine(location: str | Path) -> Engine:
     """An engine for a project path or URL, with WAL, foreign keys and a busy timeout on SQLite."""
     if is_url(location):
-        url = str(location)
-        engine = create_engine(url, pool_pre_ping=True)
+        engine = create_engine(database_url(location), pool_pre_ping=True)
     else:
         path = Path(location)
         engine = create_engine(

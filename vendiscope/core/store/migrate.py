@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
@@ -60,10 +62,41 @@ def backup_sqlite(path: Path, revision: str) -> Path:
     return backup
 
 
+# Key of the PostgreSQL advisory lock held while a catalog's schema is checked or migrated.
+SCHEMA_LOCK_KEY = 0x56534350  # "VSCP"
+
+
+@contextmanager
+def _schema_lock(engine: Engine) -> Iterator[None]:
+    """On PostgreSQL, serialise schema checks and migrations between processes.
+
+    Two team members opening a new or older catalog at once would otherwise both create
+    (or upgrade) its tables. SQLite needs nothing: its write lock already does this.
+    """
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    with engine.connect() as connection:
+        connection.exec_driver_sql(f"SELECT pg_advisory_lock({SCHEMA_LOCK_KEY})")
+        connection.commit()
+        try:
+            yield
+        finally:
+            connection.exec_driver_sql(f"SELECT pg_advisory_unlock({SCHEMA_LOCK_KEY})")
+            connection.commit()
+
+
 def ensure_schema(
     engine: Engine, *, where: str, create: bool, sqlite_path: Path | None
 ) -> Path | None:
     """Bring the schema to the head revision. Returns the backup path when a migration ran."""
+    with _schema_lock(engine):
+        return _ensure_schema(engine, where=where, create=create, sqlite_path=sqlite_path)
+
+
+def _ensure_schema(
+    engine: Engine, *, where: str, create: bool, sqlite_path: Path | None
+) -> Path | None:
     script = ScriptDirectory.from_config(alembic_config())
     head = script.get_current_head()
     current = current_revision(engine)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.store.schema import VectorChunk, VectorSet
@@ -132,26 +133,42 @@ def open_for_writing(
         "n_rows": info.row_count,
         "chunk_rows": chunk_rows,
     }
-    existing = next((s for s in list_sets(project, dataset) if s.name == name), None)
-    if existing is not None:
-        differs = [
-            key
-            for key, value in wanted.items()
-            if key != "params" and getattr(existing, key) != value
-        ]
-        keys = identity if identity is not None else tuple({*params, *existing.params})
-        if any(existing.params.get(k) != params.get(k) for k in keys):
-            differs.append("params")
-        if differs:
-            raise ProjectError(
-                f"vector set '{name}' of dataset '{dataset}' exists with other settings "
-                f"({', '.join(differs)}); choose another name or delete it first"
-            )
-        return existing
-    with project.session() as session, session.begin():
+    for attempt in range(2):
+        existing = next((s for s in list_sets(project, dataset) if s.name == name), None)
+        if existing is not None:
+            _check_same(existing, wanted, params, identity, dataset)
+            return existing
         row = VectorSet(dataset_id=info.id, name=name, status=RUNNING, run_id=run_id, **wanted)
-        session.add(row)
+        try:
+            with project.session() as session, session.begin():
+                session.add(row)
+            break
+        except IntegrityError:
+            if attempt:
+                raise
+            # Another process created the set between our look and our insert: resume theirs.
     return get_set(project, dataset, name)
+
+
+def _check_same(
+    existing: VectorSetInfo,
+    wanted: dict[str, Any],
+    params: dict[str, Any],
+    identity: tuple[str, ...] | None,
+    dataset: str,
+) -> None:
+    """Refuse to resume ``existing`` when it was made with other settings."""
+    differs = [
+        key for key, value in wanted.items() if key != "params" and getattr(existing, key) != value
+    ]
+    keys = identity if identity is not None else tuple({*params, *existing.params})
+    if any(existing.params.get(k) != params.get(k) for k in keys):
+        differs.append("params")
+    if differs:
+        raise ProjectError(
+            f"vector set '{existing.name}' of dataset '{dataset}' exists with other settings "
+            f"({', '.join(differs)}); choose another name or delete it first"
+        )
 
 
 def write_matrix(
@@ -188,9 +205,19 @@ def committed_chunks(project: Project, vector_set: VectorSetInfo) -> set[int]:
 
 
 def write_chunk(
-    project: Project, vector_set: VectorSetInfo, index: int, vectors: np.ndarray
-) -> None:
-    """Store chunk ``index`` (rows ``index * chunk_rows`` onwards) in its own transaction."""
+    project: Project,
+    vector_set: VectorSetInfo,
+    index: int,
+    vectors: np.ndarray,
+    *,
+    if_exists: str = "error",
+) -> bool:
+    """Store chunk ``index`` (rows ``index * chunk_rows`` onwards) in its own transaction.
+
+    ``if_exists="skip"`` leaves a chunk another writer committed first as it is (two jobs,
+    or two engines' workers, filling the same set) and returns ``False``; with ``"error"``
+    (the default) a second write of a chunk raises. Returns ``True`` when this call wrote it.
+    """
     import numpy as np
 
     start, stop = vector_set.chunk_range(index)
@@ -201,16 +228,37 @@ def write_chunk(
             f"{expected[1]}, got {vectors.shape[0]} x {vectors.shape[1] if vectors.ndim > 1 else 1}"
         )
     data = np.ascontiguousarray(vectors, dtype=vector_set.dtype).tobytes()
-    with project.session() as session, session.begin():
-        session.add(
-            VectorChunk(
-                vector_set_id=vector_set.id,
-                chunk_index=index,
-                row_start=start,
-                n_rows=stop - start,
-                data=data,
+    try:
+        with project.session() as session, session.begin():
+            session.add(
+                VectorChunk(
+                    vector_set_id=vector_set.id,
+                    chunk_index=index,
+                    row_start=start,
+                    n_rows=stop - start,
+                    data=data,
+                )
             )
-        )
+    except IntegrityError:
+        if if_exists == "skip" and is_committed(project, vector_set, index):
+            return False
+        if is_committed(project, vector_set, index):
+            raise ProjectError(
+                f"vector set '{vector_set.name}': chunk {index} is already written"
+            ) from None
+        raise ProjectError(
+            f"vector set '{vector_set.name}' no longer exists (deleted while it was written)"
+        ) from None
+    return True
+
+
+def is_committed(project: Project, vector_set: VectorSetInfo, index: int) -> bool:
+    """Whether chunk ``index`` of ``vector_set`` is committed (by this or another writer)."""
+    query = select(VectorChunk.chunk_index).where(
+        VectorChunk.vector_set_id == vector_set.id, VectorChunk.chunk_index == index
+    )
+    with project.engine.connect() as connection:
+        return connection.execute(query).first() is not None
 
 
 def mark_complete(project: Project, vector_set: VectorSetInfo) -> VectorSetInfo:
