@@ -28,6 +28,7 @@ from vendiscope.core.index import (
     VectorIndex,
     VectorIndexError,
     build_index,
+    build_index_from_chunks,
     normalized,
     resolve_kind,
 )
@@ -38,6 +39,7 @@ from vendiscope.core.runs import fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.schema import Record
 from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.streaming import memory_budget, needs_streaming
 
 if TYPE_CHECKING:
     import numpy as np
@@ -274,12 +276,21 @@ def get_index(
         if existing is not None:
             return existing
     progress = progress or NullProgress()
-    progress.start(f"loading vector set {info.name}", total=None)
-    matrix = vectors.load(project, dataset, info.name)
-    progress.finish()
-    index = build_index(matrix, kind=concrete, metric=METRIC, device=device, progress=progress,
-                        cancel=cancel)  # fmt: skip
-    del matrix
+    if needs_streaming(info, memory_budget() // 2):
+        # Loaded whole, the matrix and the index would both be in memory; over the budget,
+        # add the stored chunks one at a time instead (only the index is held).
+        index = build_index_from_chunks(
+            lambda: vectors.iter_chunks(project, dataset, info.name), info.n_rows, info.dim,
+            rows_at=lambda rows: vectors.read_rows(project, info, [int(r) for r in rows]),
+            kind=concrete, metric=METRIC, device=device, progress=progress, cancel=cancel,
+        )  # fmt: skip
+    else:
+        progress.start(f"loading vector set {info.name}", total=None)
+        matrix = vectors.load(project, dataset, info.name)
+        progress.finish()
+        index = build_index(matrix, kind=concrete, metric=METRIC, device=device,
+                            progress=progress, cancel=cancel)  # fmt: skip
+        del matrix
     with _cache_lock:
         _cache[key] = index
         _cache.move_to_end(key)

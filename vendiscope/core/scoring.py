@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
+from vendiscope.core import streaming
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
@@ -82,6 +83,7 @@ def score_dataset(
     quality: str | None = None,
     per_source: bool = True,
     registry: PluginRegistry | None = None,
+    memory_budget: int | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> ScoreResult:
@@ -91,6 +93,8 @@ def score_dataset(
     embedding set), or any metric plugin name (then ``vector_set`` is required).
     ``quality`` names a numeric record field or a one-column score set whose values weight
     the records (see :mod:`vendiscope.core.quality`); it is checked before the run starts.
+    A set larger than ``memory_budget`` bytes (default: :func:`.streaming.memory_budget`) is
+    scored by the built-in Vendi metric streaming over its stored chunks.
     """
     import numpy as np
 
@@ -105,7 +109,8 @@ def score_dataset(
         target = default_vector_set(project, dataset, KIND_FOR_METRIC[metric])
     else:
         raise ProjectError(f"metric '{metric}' needs a vector set (--vectors NAME)")
-    instance = (registry or default_registry()).create("metric", plugin, **params)
+    registry = registry or default_registry()
+    instance = registry.create("metric", plugin, **params)
     weights = quality_weights(project, dataset, quality) if quality is not None else None
     run_params = {
         "metric": metric,
@@ -125,18 +130,34 @@ def score_dataset(
     )
     try:
         progress.start(f"Scoring {dataset} ({metric} on {target.name})", total=None)
-        matrix = vectors.load(project, dataset, target.name)
-        result = instance.compute(matrix, quality=weights)
-        cancel.raise_if_cancelled()
         breakdown: dict[str, dict[str, float]] = {}
-        if per_source:
-            for source, positions in source_positions(project, dataset).items():
-                cancel.raise_if_cancelled()
-                if len(positions) >= MIN_SOURCE_ROWS:
-                    rows = matrix[np.asarray(positions)]
-                    sub_quality = weights[np.asarray(positions)] if weights is not None else None
-                    value = instance.compute(rows, quality=sub_quality).value
-                    breakdown[source] = {"n": len(positions), "value": float(value)}
+        if plugin == "vendi" and streaming.needs_streaming(target, memory_budget):
+            # Larger than memory: X^T X over the stored chunks (core/streaming.py).
+            sources = source_positions(project, dataset) if per_source else None
+            with registry.running("metric", plugin, "compute"):
+                result, breakdown = streaming.stream_vendi(
+                    project, dataset, target, instance, quality=weights, sources=sources,
+                    min_source_rows=MIN_SOURCE_ROWS, budget=memory_budget, progress=progress,
+                    cancel=cancel,
+                )  # fmt: skip
+        else:
+            matrix = vectors.load(project, dataset, target.name)
+            with registry.running("metric", plugin, "compute"):
+                result = instance.compute(matrix, quality=weights)
+            registry.check_result("metric", plugin, result, rows=len(matrix))
+            cancel.raise_if_cancelled()
+            if per_source:
+                for source, positions in source_positions(project, dataset).items():
+                    cancel.raise_if_cancelled()
+                    if len(positions) >= MIN_SOURCE_ROWS:
+                        rows = matrix[np.asarray(positions)]
+                        sub_quality = (
+                            weights[np.asarray(positions)] if weights is not None else None
+                        )
+                        with registry.running("metric", plugin, "compute"):
+                            part = instance.compute(rows, quality=sub_quality)
+                        part = registry.check_result("metric", plugin, part, rows=len(rows))
+                        breakdown[source] = {"n": len(positions), "value": float(part.value)}
         per_record_set = None
         if result.per_record is not None:
             per_record_set = _store_per_record(project, dataset, run_id, target, result.per_record)
