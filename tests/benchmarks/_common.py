@@ -18,7 +18,13 @@ MEASURE = textwrap.dedent(
     started = time.perf_counter()
     exec(compile(sys.argv[1], "<benchmark>", "exec"))
     seconds = time.perf_counter() - started
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # VmHWM belongs to this process's own address space; ru_maxrss can carry the peak of the
+    # parent it was forked from across exec (Linux), so prefer VmHWM where there is one
+    try:
+        with open("/proc/self/status") as status:
+            peak_kib = next(int(l.split()[1]) for l in status if l.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print("__RESULT__" + json.dumps({"seconds": seconds, "peak_rss_mib": peak_kib / 1024}))
     """
 )

@@ -404,24 +404,23 @@ def bootstrap_ci(
     quality: np.ndarray | None = None,
     chunk_rows: int | None = None,
 ) -> tuple[float, float]:
-    """A percentile bootstrap confidence interval for the (quality-weighted) Vendi score.
+    """A bootstrap confidence interval for the (quality-weighted) Vendi score.
 
     Each of ``n_boot`` resamples draws ``n`` rows with replacement (seeded, so the interval
     is reproducible) and scores them in the same form as the full data: the dual Gram is
     ``sum_i c_i x_i x_i^T`` with ``c_i`` the times row ``i`` was drawn; the primal one is
     ``K`` restricted to the drawn rows. Each resample costs about one full score.
 
-    This is the standard nonparametric bootstrap, and for the Vendi score it is biased low:
-    a resample holds only about 63% distinct rows, and duplicates add no diversity. The
-    interval describes sampling variability well when ``n`` is much larger than the score
-    (many rows per effective direction, e.g. ``n >> d``); for small or very spread sets
-    (score close to ``n``), or data at the maximum score (isotropic: every resample is less
-    even), it can lie entirely below the point estimate.
+    The interval is the *normal* bootstrap interval ``score +- z * sd(resampled scores)``,
+    centred on the score of the data. The resampled scores themselves are biased low — a
+    resample holds only about 63% distinct rows and duplicates add no diversity — so their
+    percentiles can lie entirely below the score (for small or very spread sets); their
+    spread still measures the sampling variability, which is what the interval reports.
 
     Returns
     -------
     (low, high)
-        The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the resampled scores.
+        ``score -+ z * sd``, with ``z`` the normal quantile of ``(1 + level) / 2``.
     """
     order = check_order(q)
     matrix = _as_matrix(vectors)
@@ -452,9 +451,13 @@ def bootstrap_ci(
             values = np.linalg.eigvalsh(xtx)
         score = vendi_from_eigenvalues(np.clip(values, 0, None) / n, order)
         scores[b] = score if weights is None else score * float(counts @ weights) / n
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(scores, [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    from statistics import NormalDist
+
+    centre = vendi_score(matrix, order, normalize=normalize, quality=weights)
+    half = NormalDist().inv_cdf((1.0 + level) / 2.0) * float(np.std(scores, ddof=1)) if (
+        n_boot > 1
+    ) else 0.0  # fmt: skip
+    return float(centre - half), float(centre + half)
 
 
 # --------------------------------------------------------------------------- per record

@@ -104,5 +104,108 @@ manifest = PluginManifest(
             "Sentence-transformers encoder",
             meta={"default": True},
         ),
+        Contribution(
+            "view",
+            "map",
+            "vendiscope.plugins.views.map:MapView",
+            "Map",
+            description="The 2-D map coloured by cluster, sparse cluster, source, score or subset.",
+        ),
+        Contribution(
+            "view",
+            "cluster-coverage",
+            "vendiscope.plugins.views.clusters:ClusterCoverageView",
+            "Cluster coverage",
+            description="Share of the dataset and of a subset per cluster; sparse ones marked.",
+        ),
+        Contribution(
+            "view",
+            "selection-curves",
+            "vendiscope.plugins.views.selection:SelectionCurvesView",
+            "Diversity vs budget",
+            description="Vendi of each prefix of the selection runs, random order as the baseline.",
+        ),
+        Contribution(
+            "view",
+            "spectrum",
+            "vendiscope.plugins.views.spectrum:SpectrumView",
+            "Vendi spectrum",
+            description="The largest eigenvalues behind G-Vendi and embedding-Vendi.",
+        ),
+        Contribution(
+            "view",
+            "composition",
+            "vendiscope.plugins.views.composition:CompositionView",
+            "Composition by source",
+            description="Each source's own Vendi score and its contribution to the whole.",
+        ),
+        Contribution(
+            "view",
+            "coverage",
+            "vendiscope.plugins.views.coverage:CoverageView",
+            "Coverage of a target set",
+            description="Fraction of a benchmark within a radius of the data; uncovered items.",
+        ),
+        Contribution(
+            "view",
+            "near-duplicates",
+            "vendiscope.plugins.views.near_duplicates:NearDuplicatesView",
+            "Near-duplicate groups",
+            description="Group sizes or the largest groups of the latest near-duplicate run.",
+        ),
+        Contribution(
+            "selector",
+            "greedy-vendi",
+            "vendiscope.plugins.selectors.greedy_vendi:GreedyVendiSelector",
+            "Greedy Vendi",
+            description=(
+                "Adds, one at a time, the row that raises the (optionally quality-weighted) "
+                "Vendi score of the subset the most."
+            ),
+        ),
+        Contribution(
+            "selector",
+            "prismatic",
+            "vendiscope.plugins.selectors.prismatic:PrismaticSelector",
+            "Prismatic sparse clusters",
+            description=(
+                "Samples from spherical-k-means clusters smaller than the median, the "
+                "under-represented regions of Prismatic Synthesis."
+            ),
+        ),
+        Contribution(
+            "selector",
+            "k-center",
+            "vendiscope.plugins.selectors.kcenter:KCenterSelector",
+            "k-center (coreset)",
+            description="Picks the row farthest from those already picked, shrinking the "
+            "covering radius.",
+        ),
+        Contribution(
+            "selector",
+            "facility-location",
+            "vendiscope.plugins.selectors.facility:FacilityLocationSelector",
+            "Facility location",
+            description=(
+                "Picks representatives so every row has a similar picked neighbour, by lazy "
+                "greedy over a FAISS kNN graph."
+            ),
+        ),
+        Contribution(
+            "selector",
+            "dpp",
+            "vendiscope.plugins.selectors.dpp:DPPSelector",
+            "Greedy k-DPP",
+            description="Greedily maximises the log-determinant of the subset's (quality-"
+            "weighted) cosine kernel.",
+        ),
+        Contribution(
+            "selector",
+            "random",
+            "vendiscope.plugins.selectors.random_choice:RandomSelector",
+            "Random",
+            description="Draws rows uniformly (or in proportion to quality) at random, the "
+            "control for every other selector.",
+        ),
     ),
 )

@@ -1,0 +1,213 @@
+"""Commands for maps, views (charts as images) and the diversity audit report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._output import console, reports_errors
+
+
+@app.command("map")
+@reports_errors
+def map_(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    vectors: Annotated[
+        str | None,
+        typer.Option(help="Vector set (default: the latest embeddings, else gradients)."),
+    ] = None,
+    method: Annotated[str, typer.Option(help="umap (default) or pca.")] = "umap",
+    n_neighbors: Annotated[int, typer.Option(min=2, help="UMAP neighbours.")] = 15,
+    min_dist: Annotated[float, typer.Option(min=0.0, help="UMAP minimum distance.")] = 0.1,
+    seed: Annotated[int, typer.Option(help="Seed of the layout and the fit sample.")] = 0,
+    fit_sample: Annotated[
+        int,
+        typer.Option(min=100, help="Fit UMAP on this many records; place the rest by neighbours."),
+    ] = 50_000,
+    json: JsonOpt = False,
+) -> None:
+    """Compute a 2-D map of a dataset (UMAP on FAISS neighbours, or PCA) and store it."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.cli._views import print_json
+    from vendiscope.core.maps import map_dataset
+    from vendiscope.core.project import Project
+
+    with Project.open(project) as opened:
+        report = map_dataset(
+            opened,
+            dataset,
+            vector_set=vectors,
+            method=method,
+            n_neighbors=n_neighbors,
+            min_dist=min_dist,
+            seed=seed,
+            fit_sample=fit_sample,
+            progress=RichProgress(),
+        )
+    summary = report.summary()
+    if json:
+        print_json(summary)
+        return
+    console.print(
+        f"mapped [bold]{report.fitted_rows + report.placed_rows:,}[/] records of {dataset} "
+        f"({summary['vector_set']}) with {report.method} in {summary['seconds']:.1f} s "
+        f"(run {report.run_id}); stored as [bold]{report.name}[/]"
+    )
+    if report.trustworthiness is not None:
+        console.print(
+            f"trustworthiness (10 neighbours, a sample of up to 2,000 records): "
+            f"{report.trustworthiness:.3f}"
+        )
+    if report.placed_rows:
+        console.print(summary.get("note", ""))
+    console.print(f"draw it with `vendiscope view map {project} {dataset} -o map.png`")
+
+
+@app.command()
+@reports_errors
+def view(
+    name: Annotated[str, typer.Argument(help="View plugin (see `vendiscope plugins`).")],
+    project: ProjectArg,
+    dataset: DatasetArg,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Image (.png, .svg) or chart JSON (.json).")
+    ],
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", help="View parameter NAME=VALUE, repeatable."),
+    ] = None,
+    target: Annotated[
+        str | None, typer.Option(help="Target dataset, for views that need one (coverage).")
+    ] = None,
+    vectors: Annotated[
+        str | None,
+        typer.Option(help="Vector set given to views as data['vectors'] (default: the latest)."),
+    ] = None,
+    scores: Annotated[
+        str | None,
+        typer.Option(help="Score set given to views as data['scores'] (default: the latest)."),
+    ] = None,
+    width: Annotated[int, typer.Option(min=16, help="Image width in pixels.")] = 900,
+    height: Annotated[int, typer.Option(min=16, help="Image height in pixels.")] = 560,
+    dpi: Annotated[int, typer.Option(min=16, help="Pixels per inch (PNG).")] = 100,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Draw any view plugin (built-in or third-party) to PNG or SVG, or save its chart JSON."""
+    import json as jsonlib
+
+    from vendiscope.cli._output import plugin_params
+    from vendiscope.core.atomic import atomic_path, check_destination
+    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.project import Project
+    from vendiscope.core.render import save_chart
+    from vendiscope.core.viewdata import ViewData
+
+    registry = default_registry()
+    params = plugin_params("view", name, param) if param else {}
+    suffix = output.suffix.lower()
+    if suffix not in (".png", ".svg", ".json"):
+        from vendiscope.core.errors import ExportError
+
+        raise ExportError(f"{output}: use .png, .svg or .json")
+    check_destination(output, force=force)
+    instance = registry.create("view", name, **params)
+    with Project.open(project) as opened:
+        data = ViewData(opened, dataset, target=target, vector_set=vectors, score_set=scores)
+        with registry.running("view", name, "build"):
+            chart = instance.build(data)
+        registry.check_result("view", name, chart)
+    if suffix == ".json":
+        with atomic_path(output) as temporary:
+            temporary.write_text(jsonlib.dumps(chart, indent=1) + "\n", encoding="utf-8")
+    else:
+        save_chart(chart, output, force=force, width=width, height=height, dpi=dpi)
+    console.print(f"{chart['kind']} chart [bold]{chart['title']}[/] written to {output}")
+
+
+@app.command()
+@reports_errors
+def report(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The report file (.html, or .json).")
+    ],
+    format: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="html or json (default: from the suffix)."),
+    ] = None,
+    target: Annotated[
+        str | None,
+        typer.Option(help="Also measure coverage of this dataset (a benchmark, a held-out split)."),
+    ] = None,
+    radius: Annotated[
+        float,
+        typer.Option(min=-1.0, max=1.0, help="Coverage radius (cosine similarity)."),
+    ] = 0.8,
+    target_vectors: Annotated[
+        str | None, typer.Option(help="Target vector set (default: its latest embeddings).")
+    ] = None,
+    vectors: Annotated[
+        str | None,
+        typer.Option(help="Vector set for coverage (default: the latest embeddings)."),
+    ] = None,
+    compute: Annotated[
+        bool,
+        typer.Option(
+            "--compute",
+            help="First run the missing cheap steps from existing vectors: scores, "
+            "near-duplicates, clusters, the map (UMAP: minutes on large data).",
+        ),
+    ] = False,
+    contributions: Annotated[
+        bool,
+        typer.Option(
+            help="Compute each source's contribution to the whole score (reads the vectors)."
+        ),
+    ] = True,
+    images: Annotated[str, typer.Option(help="Chart images: png or svg.")] = "png",
+    max_points: Annotated[int, typer.Option(min=1, help="Points drawn on the map.")] = 200_000,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a self-contained diversity audit of a dataset (one HTML file, or JSON)."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.project import Project
+    from vendiscope.core.report import COMPUTE_STEPS, write_report
+
+    with Project.open(project) as opened:
+        result = write_report(
+            opened,
+            dataset,
+            output,
+            format=format,
+            force=force,
+            target=target,
+            radius=radius,
+            target_vector_set=target_vectors,
+            vector_set=vectors,
+            compute=COMPUTE_STEPS if compute else (),
+            images=images,
+            max_points=max_points,
+            contributions=contributions,
+            progress=RichProgress(),
+        )
+    if result.computed:
+        console.print(f"computed first: {', '.join(result.computed)}")
+    headline = result.numbers["headline"]
+    parts = [f"{headline['records']:,} records"]
+    for key, label in (("gvendi", "G-Vendi"), ("embedding_vendi", "embedding-Vendi")):
+        if headline[key]:
+            parts.append(f"{label} {headline[key]['value']:,.1f}")
+    console.print(
+        f"wrote the {result.format.upper()} audit of [bold]{dataset}[/] to {result.destination} "
+        f"in {result.seconds:.1f} s ({'; '.join(parts)}"
+        + (f"; {len(result.charts)} charts" if result.format == "html" else "")
+        + ")"
+    )
+    for item in result.missing:
+        hint = f"run `{item['command']}`" if item.get("command") else item["message"]
+        console.print(f"[yellow]not in the report[/]: {item['what']} — {hint}", soft_wrap=True)

@@ -1,0 +1,81 @@
+"""Composition by source: each source's own Vendi score and what it adds to the whole."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from vendiscope.core import viewdata
+from vendiscope.core.plugins.interfaces import View
+from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
+
+
+class CompositionView(View):
+    """Grouped bars per source (largest first), in effective numbers of distinct examples:
+    the source's own Vendi score (the source alone) and its contribution (how much the whole
+    dataset's score drops without it; negative when the rest is more diverse without it).
+
+    Parameters
+    ----------
+    metric
+        ``gvendi`` (gradients) or ``vendi`` (embeddings).
+    records
+        Also draw each source's number of records.
+    max_sources
+        Show the largest this many sources (at most 20 get a contribution).
+    """
+
+    def __init__(
+        self,
+        metric: Literal["gvendi", "vendi"] = "gvendi",
+        records: bool = False,
+        max_sources: int = viewdata.MAX_CONTRIBUTION_SOURCES,
+    ) -> None:
+        self.metric = metric
+        self.records = records
+        self.max_sources = max_sources
+
+    def build(self, data: dict[str, Any]) -> dict[str, Any]:
+        check_choice("metric", self.metric, tuple(viewdata.VENDI_METRICS))
+        check_count("max_sources", self.max_sources)
+        project, dataset = context(data)
+        score = viewdata.score_summary(project, dataset, self.metric)  # NotComputed if missing
+        table = viewdata.source_table(project, dataset, contributions=self.metric)
+        return composition_chart(table, score, records=self.records, max_sources=self.max_sources)
+
+
+def composition_chart(
+    table: dict[str, Any],
+    score: dict[str, Any],
+    *,
+    records: bool = False,
+    max_sources: int = viewdata.MAX_CONTRIBUTION_SOURCES,
+) -> dict[str, Any]:
+    """The chart of :func:`vendiscope.core.viewdata.source_table` for one score."""
+    metric = score["metric"]
+    rows = sorted(table["sources"], key=lambda r: (-r["records"], r["source"]))[:max_sources]
+    names = [r["source"] for r in rows]
+    labels = [f"{r['records']:,} records ({r['share']:.1%})" for r in rows]
+    title = viewdata.METRIC_TITLES[metric]
+    own = [r[metric] if r[metric] is not None else 1.0 if r["records"] == 1 else 0.0
+           for r in rows]  # fmt: skip
+    series = [
+        {"name": f"{title} of the source alone", "x": names, "y": rounded(own, 4),
+         "label": labels},
+    ]  # fmt: skip
+    if table.get("contribution_basis") == metric:
+        series.append({"name": "contribution to the whole", "x": names,
+                       "y": rounded([r["contribution"] or 0.0 for r in rows], 4),
+                       "label": labels})  # fmt: skip
+    if records:
+        series.append({"name": "records", "x": names, "y": [r["records"] for r in rows],
+                       "label": labels})  # fmt: skip
+    shown = "" if len(rows) == len(table["sources"]) else (
+        f"; the largest {len(rows)} of {len(table['sources'])} sources")  # fmt: skip
+    return chart(
+        "bar",
+        f"Composition of {table['dataset']} by source: {title} {score['value']:,.1f} of "
+        f"{score['n']:,} records{shown}",
+        series,
+        x_label="source",
+        y_label="effective number of distinct examples",
+    )

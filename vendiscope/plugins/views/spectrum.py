@@ -1,0 +1,66 @@
+"""The Vendi eigenvalue spectrum: how the data's similarity spreads over directions."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from vendiscope.core import viewdata
+from vendiscope.core.plugins.interfaces import View
+from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
+
+
+class SpectrumView(View):
+    """The largest eigenvalues of ``K / n`` (they sum to 1) from the latest Vendi scores.
+
+    A flat spectrum means many equally important directions (a high Vendi score); a few
+    dominant eigenvalues mean the data repeats a few themes.
+
+    Parameters
+    ----------
+    metric
+        ``gvendi`` (gradients), ``vendi`` (embeddings), or ``both`` (those computed).
+    top
+        How many eigenvalues (the scores keep the largest 50).
+    cumulative
+        Draw the cumulative share of the top eigenvalues instead.
+    """
+
+    def __init__(
+        self,
+        metric: Literal["gvendi", "vendi", "both"] = "both",
+        top: int = 50,
+        cumulative: bool = False,
+    ) -> None:
+        self.metric = metric
+        self.top = top
+        self.cumulative = cumulative
+
+    def build(self, data: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        check_choice("metric", self.metric, ("gvendi", "vendi", "both"))
+        check_count("top", self.top)
+        project, dataset = context(data)
+        wanted = ("gvendi", "vendi") if self.metric == "both" else (self.metric,)
+        found, missing = [], []
+        for metric in wanted:
+            try:
+                found.append(viewdata.score_summary(project, dataset, metric))
+            except viewdata.NotComputed as error:
+                missing.append(error)
+        if not found:
+            raise missing[0]
+        series = []
+        for score in found:
+            values = np.asarray(score["spectrum_top"][: self.top], dtype=np.float64)
+            if self.cumulative:
+                values = np.cumsum(values)
+            series.append({
+                "name": f"{score['title']} ({score['vector_set']})",
+                "x": list(range(1, len(values) + 1)),
+                "y": rounded(values, 8),
+            })  # fmt: skip
+        headline = "; ".join(f"{s['title']} {s['value']:,.1f} of {s['n']:,} records" for s in found)
+        what = "cumulative share of the top eigenvalues" if self.cumulative else "eigenvalue"
+        return chart("line", f"Vendi spectrum of {dataset}: {headline}", series,
+                     x_label="rank", y_label=f"{what} of K/n")  # fmt: skip
