@@ -1,7 +1,8 @@
 """Launch Vendiscope: ``python main.py [PROJECT]``.
 
-With no argument it opens the bundled demo project (created on first use). The desktop
-window arrives with the GUI; until then this prints the project summary in the terminal.
+With no argument it opens the bundled demo project (built in your user data folder the first
+time, as a job in the window). ``vendiscope`` with no argument opens the start page instead;
+``vendiscope demo`` prints the demo project's summary in the terminal.
 """
 
 from __future__ import annotations
@@ -10,10 +11,9 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    from vendiscope.cli._app import app
+    from vendiscope.gui.app import main as gui_main
 
-    args = ["demo"] if not argv else ["datasets", *argv]
-    return app(args, standalone_mode=False) or 0
+    return gui_main(argv if argv else ["--demo"])
 
 
 if __name__ == "__main__":

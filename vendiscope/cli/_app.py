@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 
 from vendiscope import __version__
-from vendiscope.cli._output import console, parse_params, reports_errors
+from vendiscope.cli._output import console, plugin_params, reports_errors
 
 app = typer.Typer(
     name="vendiscope",
     help="Dataset curation and diversity auditing for language-model training data.",
-    no_args_is_help=True,
+    no_args_is_help=False,  # no command: open the desktop app (see _root)
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -30,14 +30,22 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@app.callback(invoke_without_command=True)
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool | None,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = None,
 ) -> None:
-    """Dataset curation and diversity auditing for language-model training data."""
+    """Dataset curation and diversity auditing for language-model training data.
+
+    Without a command, opens the desktop application.
+    """
+    if ctx.invoked_subcommand is None:
+        from vendiscope.gui import run
+
+        raise typer.Exit(run())
 
 
 @app.command()
@@ -91,7 +99,12 @@ def import_(
     from vendiscope.core.importing import import_dataset, preview
     from vendiscope.core.project import Project
 
-    params = parse_params(param)
+    params = {}
+    if param:
+        from vendiscope.core.plugins import default_registry
+
+        importer = format or default_registry().importer_for(path).name
+        params = plugin_params("importer", importer, param)
     if dry_run:
         _views.print_preview(preview(path, format=format, importer_params=params), map_ or [])
         return
@@ -170,9 +183,14 @@ def export(
 ) -> None:
     """Export a dataset or subset in its original schema, with a manifest beside it."""
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.exporting import export_dataset
+    from vendiscope.core.exporting import choose_exporter, export_dataset
+    from vendiscope.core.plugins import default_registry
     from vendiscope.core.project import Project
 
+    params = {}
+    if param:
+        exporter = choose_exporter(destination, format, default_registry())
+        params = plugin_params("exporter", exporter, param)
     with Project.open(project) as opened:
         result = export_dataset(
             opened,
@@ -180,7 +198,7 @@ def export(
             destination,
             subset=subset,
             format=format,
-            exporter_params=parse_params(param),
+            exporter_params=params,
             force=force,
             progress=RichProgress(),
         )
@@ -192,12 +210,21 @@ def export(
 
 @app.command()
 @reports_errors
-def plugins(json: JsonOpt = False) -> None:
+def plugins(
+    json: JsonOpt = False,
+    check: Annotated[
+        bool,
+        typer.Option(help="Import every contribution to find the broken ones (slower)."),
+    ] = True,
+) -> None:
     """List installed plugins, their contributions, and any that failed to load."""
     from vendiscope.cli import _views
     from vendiscope.core.plugins import default_registry
 
-    _views.print_plugins(default_registry(), as_json=json)
+    registry = default_registry()
+    if check:
+        registry.verify()
+    _views.print_plugins(registry, as_json=json)
 
 
 @app.command()
@@ -239,5 +266,25 @@ def demo(
         _views.print_summary(opened, DEMO_DATASET)
 
 
+@app.command()
+@reports_errors
+def gui(
+    project: Annotated[
+        str | None, typer.Argument(help="Project file (*.vscope) or database URL to open.")
+    ] = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Open the bundled demo project.")] = False,
+    theme: Annotated[str | None, typer.Option(help="Force a colour theme: light or dark.")] = None,
+) -> None:
+    """Open the desktop application (on PROJECT, the demo project, or the start page)."""
+    from vendiscope.core.errors import ProjectError
+    from vendiscope.core.store.engine import is_url
+
+    if project is not None and not is_url(project) and not Path(project).exists():
+        raise ProjectError(f"{project}: no such project file")
+    from vendiscope.gui import run
+
+    raise typer.Exit(run(project, demo=demo, theme=theme))
+
+
 # Commands defined in their own modules register themselves on `app` when imported.
-from vendiscope.cli import _gvendi, _search, _vectors  # noqa: E402, F401
+from vendiscope.cli import _gvendi, _plugins, _report, _search, _select, _subsets, _vectors  # noqa: E402, F401

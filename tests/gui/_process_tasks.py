@@ -1,0 +1,34 @@
+"""Module-level tasks for the job-process tests (a child process imports them by name)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from vendiscope.core.errors import InputError, Location
+from vendiscope.core.jobs import CancelToken, Progress
+
+
+def count(n: int, *, progress: Progress, cancel: CancelToken) -> dict:
+    progress.start("counting", total=n, unit="records")
+    for i in range(1, n + 1):
+        progress.update(i)
+    progress.finish()
+    print("noise on stdout must not break the protocol")
+    return {"counted": n, "torch_loaded_here": "torch" in sys.modules}
+
+
+def fail(*, progress: Progress, cancel: CancelToken) -> None:
+    raise InputError("malformed JSON", Location("data.jsonl", 12, "answer"))
+
+
+def crash(*, progress: Progress, cancel: CancelToken) -> None:
+    os._exit(3)
+
+
+def wait_for_cancel(*, progress: Progress, cancel: CancelToken) -> None:
+    progress.start("waiting", total=None)
+    while True:
+        cancel.raise_if_cancelled()
+        time.sleep(0.01)

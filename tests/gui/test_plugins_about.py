@@ -1,0 +1,88 @@
+"""The plugins window (with a broken plugin) and the About dialog."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.gui.conftest import screenshot
+from vendiscope.core.errors import PluginError
+from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.gui.about import AboutDialog, versions
+from vendiscope.gui.plugins_window import DETAILS_ROLE, PluginsWindow
+
+
+@pytest.fixture
+def registry() -> PluginRegistry:
+    registry = PluginRegistry.discover()
+    registry.add_manifest(
+        PluginManifest(
+            "broken-plugin",
+            (Contribution("embedder", "broken", "vendiscope_no_such_module:Embedder", "Broken"),),
+            version="0.3",
+        ),
+        origin="entry point 'broken' (broken_plugin:manifest)",
+    )
+    registry.add_manifest(
+        PluginManifest("from-the-future", (), api_version="9.0"), origin="entry point 'future'"
+    )
+    with pytest.raises(PluginError):
+        registry.load("embedder", "broken")  # the import fails; the registry records it
+    return registry
+
+
+def test_a_failing_plugin_is_listed_with_its_traceback(qtbot, registry) -> None:
+    window = PluginsWindow(registry)
+    qtbot.addWidget(window)
+    window.resize(900, 560)
+    window.show()
+    tree = window.tree
+    names = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+    assert names[:2] == ["Failed to load (2)", "vendiscope-builtins"]
+    assert "broken-plugin" in names
+    builtins = tree.topLevelItem(1)
+    kinds = {builtins.child(i).text(1) for i in range(builtins.childCount())}
+    assert {"importer", "exporter", "embedder", "featurizer", "metric"} <= kinds
+    failures = tree.topLevelItem(0)
+    texts = [failures.child(i).text(3) for i in range(failures.childCount())]
+    assert any("needs plugin API 9.0" in t for t in texts)
+    children = [failures.child(i) for i in range(failures.childCount())]
+    broken = next(item for item in children if "broken" in item.text(0))
+    assert "vendiscope_no_such_module" in broken.text(3)
+    tree.setCurrentItem(broken)
+    assert "Traceback" in window.details.toPlainText()
+    assert broken.data(0, DETAILS_ROLE).startswith("Traceback")
+    screenshot(window, "plugins-window")
+
+
+def test_about_lists_versions(qtbot) -> None:
+    dialog = AboutDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    found = dict(versions())
+    for name in ("Vendiscope", "Python", "Qt", "PySide6", "torch", "faiss"):
+        assert found[name], name
+    assert dialog.table.topLevelItemCount() == len(found)
+    screenshot(dialog, "about")
+
+
+def test_the_window_and_about_import_nothing_heavy() -> None:
+    probe = (
+        "import sys\n"
+        "from vendiscope.gui.app import create_app, create_window\n"
+        "from vendiscope.gui.about import AboutDialog\n"
+        "app = create_app(['x'])\n"
+        "window = create_window()\n"
+        "window.show(); app.processEvents()\n"
+        "AboutDialog(window)\n"
+        "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'faiss', 'umap',"
+        " 'datasets', 'pyarrow', 'sklearn', 'pyqtgraph') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr

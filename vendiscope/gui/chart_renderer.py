@@ -1,0 +1,363 @@
+"""One interactive renderer for every chart description (:mod:`vendiscope.core.charts`).
+
+A view plugin returns plain data; this widget draws any valid description with pyqtgraph —
+``scatter`` (through the map's point cloud: any number of points, hover, click), ``line``,
+``bar`` (grouped), ``histogram`` and ``heatmap`` (with a colour bar) — so no plugin needs GUI
+code. Series named in parentheses (``"(random)"``) are references: grey, beneath, dashed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QToolTip, QVBoxLayout, QWidget
+
+from vendiscope.core.charts import DEFAULT_BINS, validate_chart
+from vendiscope.gui import palettes
+from vendiscope.gui.legend import CategoryLegend, ColorBar
+from vendiscope.gui.map_canvas import MapCanvas, style_axes
+
+MAX_TICKS = 30
+TICK_CHARS = 18
+HOVER_PX = 10.0
+
+
+class ChartRenderer(QWidget):
+    """Draws a chart description; ``items`` holds what it drew (name, pyqtgraph item)."""
+
+    point_activated = Signal(int)  # a record position (scatter series with ``index``)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        palette = self.palette()
+        self.title = QLabel()
+        self.title.setObjectName("sectionTitle")
+        self.title.setWordWrap(True)
+        self.plot = pg.PlotWidget(background=palette.color(QPalette.ColorRole.Base))
+        self.plot.setObjectName("chartPlot")
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        style_axes(self.plot.getPlotItem(), palette)
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        self.canvas = MapCanvas(axes=True, lock_aspect=False)
+        self.canvas.tooltip = self._point_tooltip
+        self.canvas.clicked.connect(self._point_clicked)
+        self.legend_list = CategoryLegend()
+        self.legend_list.hidden_changed.connect(self.canvas.set_hidden)
+        self.colour_bar = ColorBar()
+        self.side = QStackedWidget()
+        self.side.addWidget(self.legend_list)
+        self.side.addWidget(self.colour_bar)
+        self.side.setMaximumWidth(260)
+        scatter = QWidget()
+        scatter_layout = QHBoxLayout(scatter)
+        scatter_layout.setContentsMargins(0, 0, 0, 0)
+        scatter_layout.addWidget(self.canvas, 1)
+        scatter_layout.addWidget(self.side)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.plot)
+        self.pages.addWidget(scatter)
+        self.scatter_page = scatter
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.pages, 1)
+        self.chart: dict[str, Any] | None = None
+        self.items: list[tuple[str, Any]] = []
+        self.tooltip_text = ""
+        self._legend: pg.LegendItem | None = None
+        self._colour_bar_item: Any = None
+        self._hover_data: list[tuple[str, np.ndarray, np.ndarray, list[str] | None]] = []
+        self._labels: list[str] | None = None
+        self._points_index: np.ndarray | None = None
+        self._points_series: list[str] = []
+        self._bars: dict[str, Any] = {}
+        self._grid: tuple[np.ndarray, list[str], list[str]] | None = None
+
+    # ------------------------------------------------------------------ entry
+    def set_chart(self, chart: dict[str, Any]) -> None:
+        """Validate and draw ``chart`` (raises ``ValueError`` naming a bad field)."""
+        validate_chart(chart)
+        self._clear()
+        self.chart = chart
+        self.title.setText(chart["title"])
+        kind = chart["kind"]
+        if kind == "scatter":
+            self.pages.setCurrentWidget(self.scatter_page)
+            self._scatter(chart)
+            return
+        self.pages.setCurrentWidget(self.plot)
+        text = self.palette().color(QPalette.ColorRole.Text).name()
+        self.plot.setLabel("bottom", chart.get("x_label", ""), color=text)
+        self.plot.setLabel("left", chart.get("y_label", ""), color=text)
+        if kind != "heatmap" and (len(chart["series"]) > 1 or kind == "line"):
+            self._legend = self.plot.addLegend(
+                offset=(-10, 10), labelTextColor=self.palette().color(QPalette.ColorRole.Text)
+            )
+        {"line": self._line, "bar": self._bar, "histogram": self._histogram,
+         "heatmap": self._heatmap}[kind](chart)  # fmt: skip
+        self.plot.enableAutoRange()
+
+    def _clear(self) -> None:
+        item = self.plot.getPlotItem()
+        for extra in (self._colour_bar_item, self._legend):
+            if extra is None:
+                continue
+            if extra is self._colour_bar_item:
+                item.layout.removeItem(extra)
+            if extra.scene() is not None:
+                extra.scene().removeItem(extra)
+        item.legend = None
+        self._colour_bar_item = self._legend = None
+        self.plot.clear()
+        for axis in ("bottom", "left"):
+            item.getAxis(axis).setTicks(None)
+        view = item.getViewBox()
+        view.invertY(False)
+        self.items, self._hover_data, self._bars, self._grid = [], [], {}, None
+        self._labels, self._points_index, self._points_series = None, None, []
+
+    def _colours(self, series: list[dict[str, Any]]) -> list[QColor]:
+        palette = self.palette()
+        strong = palettes.categorical(palette, len(series))
+        grey = palettes.background(palette)
+        colours, number = [], 0
+        for one in series:
+            if palettes.is_background(one["name"]):
+                colours.append(grey)
+            else:
+                colours.append(strong[number])
+                number += 1
+        return colours
+
+    # ------------------------------------------------------------------ kinds
+    def _line(self, chart: dict[str, Any]) -> None:
+        for one, colour in zip(chart["series"], self._colours(chart["series"]), strict=True):
+            behind = palettes.is_background(one["name"])
+            style = Qt.PenStyle.DashLine if behind else Qt.PenStyle.SolidLine
+            pen = pg.mkPen(colour, width=1.8 if behind else 2.2, style=style)
+            few = len(one["x"]) <= 40
+            item = self.plot.plot(
+                one["x"], one["y"], pen=pen, name=one["name"],
+                symbol="o" if few and not behind else None, symbolSize=5, symbolBrush=colour,
+                symbolPen=None,
+            )  # fmt: skip
+            item.setZValue(-1 if behind else 0)
+            self.items.append((one["name"], item))
+            self._hover_data.append(
+                (
+                    one["name"],
+                    np.asarray(one["x"], float),
+                    np.asarray(one["y"], float),
+                    one.get("label"),
+                )
+            )
+
+    def _bar(self, chart: dict[str, Any]) -> None:
+        categories: list[str] = []
+        for one in chart["series"]:
+            for name in one["x"]:
+                if name not in categories:
+                    categories.append(name)
+        where = {name: i for i, name in enumerate(categories)}
+        count = len(chart["series"])
+        width = 0.8 / count
+        for number, (one, colour) in enumerate(
+            zip(chart["series"], self._colours(chart["series"]), strict=True)
+        ):
+            positions = np.array([where[c] for c in one["x"]], dtype=float)
+            positions += -0.4 + width * (number + 0.5)
+            fill = QColor(colour)
+            fill.setAlpha(210)
+            item = pg.BarGraphItem(
+                x=positions, height=one["y"], width=width * 0.92, brush=fill,
+                pen=pg.mkPen(colour.darker(120)), name=one["name"],
+            )  # fmt: skip
+            self.plot.addItem(item)  # named: the legend lists it
+            self.items.append((one["name"], item))
+            self._bars[one["name"]] = (positions, np.asarray(one["y"], float), one["x"],
+                                       one.get("label"), width)  # fmt: skip
+        self._category_ticks("bottom", categories)
+
+    def _histogram(self, chart: dict[str, Any]) -> None:
+        values = [np.asarray(one["values"], dtype=float) for one in chart["series"]]
+        everything = np.concatenate(values) if values else np.empty(0)
+        bins = int(chart.get("bins", DEFAULT_BINS))
+        edges = np.histogram_bin_edges(everything, bins=bins) if len(everything) else np.arange(2.0)
+        for one, data, colour in zip(
+            chart["series"], values, self._colours(chart["series"]), strict=True
+        ):
+            counts, _ = np.histogram(data, bins=edges)
+            fill = QColor(colour)
+            fill.setAlpha(90)
+            item = self.plot.plot(
+                edges, counts, stepMode="center", fillLevel=0, fillBrush=fill,
+                pen=pg.mkPen(colour, width=1.6), name=one["name"],
+            )  # fmt: skip
+            self.items.append((one["name"], item))
+            centres = (edges[:-1] + edges[1:]) / 2
+            self._hover_data.append((one["name"], centres, counts.astype(float), None))
+
+    def _heatmap(self, chart: dict[str, Any]) -> None:
+        one = chart["series"][0]
+        z = np.asarray(one["z"], dtype=float)
+        rows, columns = z.shape
+        image = pg.ImageItem(z, axisOrder="row-major")
+        image.setRect(0, 0, columns, rows)
+        low, high = float(np.nanmin(z)), float(np.nanmax(z))
+        if high <= low:
+            high = low + 1.0
+        colours = palettes.scale_colours(9)
+        colour_map = pg.ColorMap(np.linspace(0, 1, len(colours)), [c.getRgb() for c in colours])
+        image.setColorMap(colour_map)
+        image.setLevels((low, high))
+        self.plot.addItem(image)
+        view = self.plot.getPlotItem().getViewBox()
+        view.invertY(True)  # row 0 at the top, as in a table
+        bar = pg.ColorBarItem(values=(low, high), colorMap=colour_map, interactive=False, width=14)
+        bar.setImageItem(image, insert_in=self.plot.getPlotItem())
+        self._colour_bar_item = bar
+        self.items.append((one["name"], image))
+        x_names = one.get("x") or [str(i) for i in range(columns)]
+        y_names = one.get("y") or [str(i) for i in range(rows)]
+        self._category_ticks("bottom", x_names, offset=0.5)
+        self._category_ticks("left", y_names, offset=0.5)
+        self._grid = (z, x_names, y_names)
+
+    def _category_ticks(self, axis: str, names: list[str], offset: float = 0.0) -> None:
+        step = max(1, int(np.ceil(len(names) / MAX_TICKS)))
+        ticks = [(i + offset, _short(name)) for i, name in enumerate(names) if i % step == 0]
+        self.plot.getPlotItem().getAxis(axis).setTicks([ticks, []])
+
+    def _scatter(self, chart: dict[str, Any]) -> None:
+        series = chart["series"]
+        x = np.concatenate([np.asarray(s["x"], dtype=np.float32) for s in series])
+        y = np.concatenate([np.asarray(s["y"], dtype=np.float32) for s in series])
+        self.canvas.plot.setLabel("bottom", chart.get("x_label", ""))
+        self.canvas.plot.setLabel("left", chart.get("y_label", ""))
+        labels: list[str] = []
+        has_labels = any("label" in s for s in series)
+        index = []
+        names = []
+        for one in series:
+            n = len(one["x"])
+            names.extend([one["name"]] * n)
+            if has_labels:
+                labels.extend(one.get("label") or [""] * n)
+            index.extend(one.get("index") or [-1] * n)
+        self._labels = labels if has_labels else None
+        self._points_index = np.asarray(index, dtype=np.int64)
+        self._points_series = names
+        self.canvas.set_points(x, y)
+        palette = self.palette()
+        if any("color" in s for s in series):
+            values = np.concatenate(
+                [np.asarray(s.get("color") or [np.nan] * len(s["x"]), float) for s in series]
+            )
+            finite = values[np.isfinite(values)]
+            low, high = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+            high = high if high > low else low + 1.0
+            steps = palettes.SCALE_STEPS
+            scaled = np.clip((values - low) / (high - low), 0, 1)
+            codes = np.where(
+                np.isfinite(values), np.round(np.nan_to_num(scaled) * (steps - 1)), steps
+            )
+            colours = [*palettes.scale_colours(steps), palettes.background(palette)]
+            background = np.zeros(steps + 1, dtype=bool)
+            background[steps] = True
+            self.canvas.set_colours(codes.astype(np.int32), palettes.argb(colours), background)
+            self.colour_bar.set_scale(colours[:steps], low, high, series[0]["name"])
+            self.side.setCurrentWidget(self.colour_bar)
+        else:
+            categories = [
+                c for s in series for c in (s.get("category") or [s["name"]] * len(s["x"]))
+            ]
+            found: dict[str, int] = {}
+            codes = np.fromiter(
+                (found.setdefault(c, len(found)) for c in categories),
+                dtype=np.int32,
+                count=len(categories),
+            )
+            names_of = list(found)
+            counts = np.bincount(codes, minlength=len(names_of)).tolist()
+            background = np.array([palettes.is_background(n) for n in names_of], dtype=bool)
+            strong = palettes.categorical(palette, len(names_of))
+            grey = palettes.background(palette)
+            order = sorted(range(len(names_of)), key=lambda c: (background[c], -counts[c]))
+            colours: list[QColor] = [grey] * len(names_of)
+            for rank, code in enumerate(c for c in order if not background[c]):
+                colours[code] = strong[rank]
+            self.canvas.set_colours(codes, palettes.argb(colours), background)
+            self.legend_list.set_categories(names_of, counts, colours, order=order)
+            self.side.setCurrentWidget(self.legend_list)
+        self.items.append((series[0]["name"], self.canvas.cloud))
+
+    # ------------------------------------------------------------------ hover
+    def _point_tooltip(self, number: int) -> str:
+        parts = []
+        if self._labels is not None and self._labels[number]:
+            parts.append(self._labels[number])
+        record = int(self._points_index[number]) if self._points_index is not None else -1
+        if record >= 0:
+            parts.append(f"record {record:,}")
+        if not parts:
+            x, y = float(self.canvas.cloud.x[number]), float(self.canvas.cloud.y[number])
+            parts.append(f"{self._points_series[number]}: ({x:.4g}, {y:.4g})")
+        return "\n".join(parts)
+
+    def _point_clicked(self, number: int) -> None:
+        if number >= 0 and self._points_index is not None and self._points_index[number] >= 0:
+            self.point_activated.emit(int(self._points_index[number]))
+
+    def _hover(self, scene_pos: QPointF) -> None:
+        if self.chart is None or self.chart["kind"] == "scatter":
+            return
+        view = self.plot.getPlotItem().getViewBox()
+        if not view.sceneBoundingRect().contains(scene_pos):
+            return
+        self.tooltip_text = self.describe_at(view.mapSceneToView(scene_pos))
+        if self.tooltip_text:
+            QToolTip.showText(
+                self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos)),
+                self.tooltip_text,
+                self.plot,
+            )
+        else:
+            QToolTip.hideText()
+
+    def describe_at(self, point: QPointF) -> str:
+        """What is under data point ``point``: a bar, a heatmap cell or the nearest line point."""
+        x, y = point.x(), point.y()
+        if self._grid is not None:
+            z, x_names, y_names = self._grid
+            column, row = int(np.floor(x)), int(np.floor(y))
+            if 0 <= row < z.shape[0] and 0 <= column < z.shape[1]:
+                return f"{y_names[row]} × {x_names[column]}: {z[row, column]:.4g}"  # noqa: RUF001
+            return ""
+        for name, (positions, heights, categories, labels, width) in self._bars.items():
+            hit = np.flatnonzero(np.abs(positions - x) <= width / 2)
+            for i in hit:
+                if min(0.0, heights[i]) <= y <= max(0.0, heights[i]):
+                    extra = f"\n{labels[i]}" if labels else ""
+                    return f"{name}\n{categories[i]}: {heights[i]:.4g}{extra}"
+        view = self.plot.getPlotItem().getViewBox()
+        width, height = view.viewPixelSize()
+        best, text = HOVER_PX**2, ""
+        for name, xs, ys, labels in self._hover_data:
+            if not len(xs):
+                continue
+            distance = ((xs - x) / width) ** 2 + ((ys - y) / height) ** 2
+            i = int(np.argmin(distance))
+            if distance[i] <= best:
+                best = distance[i]
+                extra = f"\n{labels[i]}" if labels else ""
+                text = f"{name}\n{xs[i]:.4g}, {ys[i]:.4g}{extra}"
+        return text
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= TICK_CHARS else name[: TICK_CHARS - 1] + "…"

@@ -1,0 +1,72 @@
+"""The project open in the window: one reader connection on the GUI thread, change signals.
+
+Views take the :class:`ProjectDocument` in their constructor and listen to ``changed``
+(napari style): when a job finishes, the window calls :meth:`refresh` and every view
+re-reads what it shows. Jobs never use this object's connection; they open their own
+(:mod:`vendiscope.gui.tasks`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from vendiscope.core.models import DatasetInfo
+
+if TYPE_CHECKING:
+    from vendiscope.core.project import Project
+
+
+class ProjectDocument(QObject):
+    """The currently open project, or none."""
+
+    opened = Signal(str)
+    closed = Signal()
+    changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project: Project | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._project is not None
+
+    @property
+    def project(self) -> Project:
+        if self._project is None:
+            raise RuntimeError("no project is open")
+        return self._project
+
+    @property
+    def location(self) -> str | None:
+        return self._project.location if self._project is not None else None
+
+    def open(self, location: str, *, create: bool = False) -> None:
+        """Open (or create) a project; raises ProjectError with a readable message."""
+        from vendiscope.core.project import Project  # SQLAlchemy loads here, not at start-up
+
+        project = Project.create(location) if create else Project.open(location)
+        self.close()
+        self._project = project
+        self.opened.emit(project.location)
+        self.changed.emit()
+
+    def close(self) -> None:
+        if self._project is None:
+            return
+        project, self._project = self._project, None
+        self.closed.emit()
+        project.close()
+
+    def refresh(self) -> None:
+        """Tell every view to re-read the project (after a job changed it)."""
+        if self._project is not None:
+            self.changed.emit()
+
+    def datasets(self) -> list[DatasetInfo]:
+        return self._project.datasets() if self._project is not None else []
+
+    def dataset(self, name: str) -> DatasetInfo | None:
+        return next((d for d in self.datasets() if d.name == name), None)

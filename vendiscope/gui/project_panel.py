@@ -1,0 +1,139 @@
+"""The project panel: a tree of datasets and their vector sets, runs and subsets."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QStackedLayout,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vendiscope.gui.document import ProjectDocument
+from vendiscope.gui.project_model import ProjectTreeModel
+from vendiscope.gui.project_nodes import Node
+
+
+class ProjectPanel(QWidget):
+    """Shows the project tree; tells the window which dataset is selected or activated.
+
+    ``context_actions`` is a callable ``(node) -> list[QAction]`` that the window supplies,
+    so the menu of a node offers the same actions as the menu bar.
+    """
+
+    dataset_selected = Signal(str)
+    node_activated = Signal(object)  # Node, on double-click or Enter
+
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.model = ProjectTreeModel(document, self)
+        self.context_actions = lambda node: []
+        self.tree = QTreeView()
+        self.tree.setObjectName("projectTree")
+        self.tree.setModel(self.model)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(False)
+        self.tree.setAnimated(False)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._menu)
+        self.tree.activated.connect(self._activated)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.selectionModel().currentChanged.connect(self._current_changed)
+        self._expanded: set[str] = set()
+        self._current_key: str | None = None
+        self._seen_project = False
+        self.model.about_to_rebuild.connect(self._remember)
+        self.model.rebuilt.connect(self._restore)
+        document.opened.connect(self._forget)
+        self.placeholder = QLabel("No project open.\n\nCreate or open one from the File menu.")
+        self.placeholder.setObjectName("hint")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.stack = QStackedLayout()
+        self.stack.addWidget(self.placeholder)
+        self.stack.addWidget(self.tree)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self.stack)
+        document.opened.connect(lambda _loc: self.stack.setCurrentWidget(self.tree))
+        document.closed.connect(lambda: self.stack.setCurrentWidget(self.placeholder))
+
+    # ------------------------------------------------------------------ refresh
+    def _forget(self) -> None:
+        self._seen_project = False
+        self._expanded = set()
+        self._current_key = None
+
+    def _remember(self) -> None:
+        if not self._seen_project:
+            return
+        expanded = [i for i in self.model.all_indexes() if self.tree.isExpanded(i)]
+        self._expanded = self.model.keys_of(expanded)
+        current = self.tree.currentIndex()
+        keys = self.model.keys_of([current.siblingAtColumn(0)]) if current.isValid() else set()
+        self._current_key = next(iter(keys), None)
+
+    def _restore(self) -> None:
+        if not self._seen_project:  # a newly opened project: datasets expanded, first selected
+            self._seen_project = self.model.rowCount() > 0
+            for row in range(self.model.rowCount()):
+                self.tree.expand(self.model.index(row, 0))
+            if self.model.rowCount():
+                self.tree.setCurrentIndex(self.model.index(0, 0))
+            return
+        for index in self.model.indexes_with_keys(self._expanded):
+            self.tree.expand(index)
+        found = self.model.indexes_with_keys({self._current_key}) if self._current_key else []
+        if found:
+            self.tree.setCurrentIndex(found[0])
+        elif self.model.rowCount():
+            self.tree.setCurrentIndex(self.model.index(0, 0))
+
+    # ------------------------------------------------------------------ selection
+    def current_node(self) -> Node | None:
+        return self.model.node(self.tree.currentIndex())
+
+    def current_dataset(self) -> str | None:
+        node = self.current_node()
+        return node.dataset if node is not None else None
+
+    def select_dataset(self, name: str) -> None:
+        index = self.model.find_dataset(name)
+        if index.isValid():
+            self.tree.setCurrentIndex(index)
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        node = self.model.node(current)
+        if node is not None and node.dataset:
+            self.dataset_selected.emit(node.dataset)
+
+    def _activated(self, index: QModelIndex) -> None:
+        node = self.model.node(index)
+        if node is not None:
+            self.node_activated.emit(node)
+
+    def _menu(self, point: QPoint) -> None:
+        index = self.tree.indexAt(point)
+        node = self.model.node(index)
+        if node is None:
+            return
+        self.tree.setCurrentIndex(index)  # the menu's actions act on the clicked dataset
+        actions: list[QAction | None] = self.context_actions(node)
+        if not actions:
+            return
+        menu = QMenu(self)
+        for action in actions:
+            if action is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(action)
+        menu.exec(self.tree.viewport().mapToGlobal(point))
