@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
@@ -79,12 +78,12 @@ def test_finding_clusters_is_one_click_from_the_dashboard(
     assert dashboard.summary.clusters.n_clusters == 6 and dashboard.clusters.rowCount() > 0
 
 
-def test_the_demo_opens_on_its_whole_story(
-    qtbot, window: MainWindow, analysed_project: Path, tmp_path: Path
-) -> None:
-    """The demo ships analysed; opening it shows records, diversity, map and selection,
-    each with the stored analysis (the analysed project stands in for it here)."""
-    demo = Path(shutil.copy(analysed_project, tmp_path / "shipped-demo.vscope"))
+def test_the_demo_opens_on_its_whole_story(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    """The demo ships analysed: opening it shows records, diversity, map and selection,
+    each with the stored analysis, and every part can be recomputed with one click."""
+    from vendiscope.core.demo import ensure_demo_project
+
+    demo = ensure_demo_project(tmp_path / "demo.vscope")
     window.files.demo_path = demo
     assert window.files.open_demo() is None  # it exists: no build job
     kinds = [window.tabs.widget(i).property("view_kind") for i in range(window.tabs.count())]
@@ -95,9 +94,10 @@ def test_the_demo_opens_on_its_whole_story(
     qtbot.waitUntil(lambda: dashboard.summary is not None, timeout=20_000)
     assert dashboard.summary.gvendi is not None and dashboard.summary.clusters is not None
     qtbot.waitUntil(lambda: map_view.colouring is not None, timeout=20_000)
-    assert map_view.canvas.count == 978 and map_view.colouring.by == "cluster"
+    assert map_view.canvas.count == 1245
+    assert map_view.colouring.by == "sparse"  # 124 clusters: more than colours, so sparse vs rest
     qtbot.waitUntil(lambda: workbench.state is not None, timeout=20_000)
-    assert len(workbench.state.runs) == 1 and workbench.curves.curves
+    assert len(workbench.state.runs) == 3 and workbench.curves.curves  # greedy, FL, random
     assert map_view.compute_button.text() == "Recompute map…"  # recomputing is one click
     assert workbench.form.run_button.isEnabled()
     window.tabs.setCurrentWidget(map_view)

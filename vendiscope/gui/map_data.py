@@ -44,6 +44,7 @@ class MapChoices:
     maps: list[str] = field(default_factory=list)  # newest first
     feature_sets: list[str] = field(default_factory=list)  # newest first
     cluster_run: int | None = None
+    clusters: int = 0
     sparse_clusters: int = 0
     has_sources: bool = False
     scores: list[tuple[str, str]] = field(default_factory=list)  # (vector set, title)
@@ -92,6 +93,7 @@ def choices_of(project: Project, dataset: str) -> MapChoices:
         maps=[s.name for s in reversed(complete) if s.kind == "projection" and s.dim == 2],
         feature_sets=[s.name for s in reversed(complete) if s.kind in FEATURE_KINDS and s.dim >= 2],
         cluster_run=clusters[-1].id if clusters else None,
+        clusters=len((clusters[-1].result or {}).get("sizes", [])) if clusters else 0,
         sparse_clusters=len((clusters[-1].result or {}).get("sparse", [])) if clusters else 0,
         has_sources="source" in roles,  # the mapping says so: no scan of the records
         scores=scores,

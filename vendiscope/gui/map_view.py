@@ -332,6 +332,10 @@ class MapView(QWidget):
         for name, size in choices.subsets:
             combo.addItem(icon("subset"), f"Subset: {name} ({size:,})", ("subset", name))
         combo.addItem("Nothing (one colour)", ("none", None))
+        from vendiscope.gui.palettes import CATEGORICAL
+
+        if wanted is None and choices.clusters > len(CATEGORICAL):
+            wanted = ("sparse", None)  # more clusters than colours: sparse vs the rest tells more
         index = _find(combo, wanted) if wanted is not None else -1
         combo.setCurrentIndex(index if index >= 0 else 0)
         combo.blockSignals(False)
