@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from vendiscope.core.store.engine import (
     make_engine,
 )
 from vendiscope.core.store.schema import Dataset, Record, Run, Subset, SubsetMember
+
+_STATS_CACHE: dict[tuple[Any, ...], dict[str, Any]] = {}
 
 RECORD_COLUMNS = (
     Record.id,
@@ -191,8 +194,21 @@ class Project:
             last_rank = rows[-1][-1]
 
     def stats(self, dataset: str) -> dict[str, Any]:
-        """Counts a user wants first: rows, duplicates, roles filled, sources, lengths."""
+        """Counts a user wants first: rows, duplicates, roles filled, sources, lengths.
+
+        A dataset's records never change after its import, so the counts (a full scan:
+        seconds for a million records) are kept per process, keyed by the dataset's id and
+        fingerprint, and later calls return a copy at once.
+        """
         info = self.dataset(dataset)
+        key = (self.location, info.id, info.fingerprint, info.row_count)
+        if key not in _STATS_CACHE:
+            _STATS_CACHE[key] = self._scan_stats(info)
+            while len(_STATS_CACHE) > 64:
+                _STATS_CACHE.pop(next(iter(_STATS_CACHE)))
+        return copy.deepcopy(_STATS_CACHE[key])
+
+    def _scan_stats(self, info: DatasetInfo) -> dict[str, Any]:
         where = Record.dataset_id == info.id
         with self.engine.connect() as connection:
             filled = connection.execute(
