@@ -103,3 +103,29 @@ def test_a_missing_file_is_refused_before_anything(qtbot, window, demo_project, 
     dialog = open_dialog(qtbot, window, tmp_path / "nowhere.jsonl")
     assert "no such file" in dialog.message.text()
     assert not dialog.import_button.isEnabled()
+
+
+def test_importer_options_reread_the_file(qtbot, window, demo_project, tmp_path) -> None:
+    open_project(qtbot, window, demo_project)
+    data = tmp_path / "latin1.csv"
+    data.write_bytes(
+        (
+            "question,answer\n" + "".join(f"Qu'est-ce que {i}?,Réponse {i}\n" for i in range(12))
+        ).encode("latin-1")
+    )
+    dialog = open_dialog(qtbot, window, data)
+    bad = dialog.current().preview.bad_rows  # read with the default encoding, UTF-8
+    assert bad and "invalid UTF-8" in bad[0].message
+    specs = {s.name for s in dialog.registry.describe("importer", "csv")}
+    assert {"delimiter", "encoding"} <= specs  # the Options… form is built from these
+    dialog.apply_options({"encoding": "latin-1"})
+    qtbot.waitUntil(lambda: dialog.current().preview is not None, timeout=10_000)
+    assert not dialog.current().preview.bad_rows
+    assert dialog.mapped_model.rows[0][1] == "Réponse 0"
+    dialog.name_edit.clear()
+    qtbot.keyClicks(dialog.name_edit, "latin1")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    job = wait_job(qtbot, dialog.jobs[0])
+    assert job.state == JobState.DONE, job.error_details
+    info = window.document.dataset("latin1")
+    assert info is not None and info.row_count == 12

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -99,13 +99,19 @@ class ImportDialog(QDialog):
                 f"{contribution.label} ({contribution.name})", contribution.name
             )
         self.format_combo.currentIndexChanged.connect(self._format_changed)
+        self.options_button = QPushButton("Options…")
+        self.options_button.setToolTip("The importer's options (e.g. a CSV delimiter)")
+        self.options_button.clicked.connect(self.edit_options)
+        format_row = QHBoxLayout()
+        format_row.addWidget(self.format_combo, 1)
+        format_row.addWidget(self.options_button)
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText("dataset name")
         self.name_edit.textEdited.connect(self._name_edited)
         self.skip_bad = QCheckBox("Skip bad rows (write them to a report beside the file)")
         form = QFormLayout()
         form.addRow("File:", file_row)
-        form.addRow("Format:", self.format_combo)
+        form.addRow("Format:", format_row)
         form.addRow("Dataset name:", self.name_edit)
         form.addRow("", self.skip_bad)
 
@@ -209,8 +215,43 @@ class ImportDialog(QDialog):
         choice = self.current()
         if choice is not None:
             choice.format = self.format_combo.currentData()
+            choice.params = {}
             choice.preview, choice.error, choice.roles = None, None, None
             self._load_preview(choice)
+
+    def importer_name(self, choice: FileChoice) -> str | None:
+        """The importer that reads ``choice``: the chosen format, else the detected one."""
+        if choice.format is not None:
+            return choice.format
+        return choice.preview.importer if choice.preview is not None else None
+
+    def edit_options(self) -> None:
+        """Ask for the importer's options (a form from its parameters); re-read the preview."""
+        from vendiscope.gui.param_form import ParamDialog
+
+        choice = self.current()
+        name = self.importer_name(choice) if choice is not None else None
+        if choice is None or name is None:
+            self._say("Choose a file (and let its preview load) first.", error=True)
+            return
+        specs = self.registry.describe("importer", name)
+        dialog = ParamDialog(
+            f"Options of the {name} importer", f"How {Path(choice.path).name} is read.", specs,
+            self, ok_text="Apply",
+        )  # fmt: skip
+        for key, value in choice.params.items():
+            dialog.form.set_value(key, value)
+        if dialog.exec() == ParamDialog.DialogCode.Accepted:
+            self.apply_options(dialog.values())
+
+    def apply_options(self, params: dict[str, Any]) -> None:
+        """Read the current file again with these importer options."""
+        choice = self.current()
+        if choice is None:
+            return
+        choice.params = dict(params)
+        choice.preview, choice.error, choice.roles = None, None, None
+        self._load_preview(choice)
 
     def _name_edited(self, text: str) -> None:
         choice = self.current()
@@ -221,7 +262,7 @@ class ImportDialog(QDialog):
     # ------------------------------------------------------------------ preview
     def _load_preview(self, choice: FileChoice) -> None:
         self._say(f"Reading the first rows of {Path(choice.path).name}…")
-        self.loader.run(read_preview, choice.path, choice.format)
+        self.loader.run(read_preview, choice.path, choice.format, dict(choice.params))
 
     def _preview_loaded(self, result: tuple[str, str | None, Preview | None, str | None]) -> None:
         path, fmt, found, error = result
@@ -292,6 +333,7 @@ class ImportDialog(QDialog):
                 name=choice.name,
                 format=choice.format,
                 mapping=mapping,
+                importer_params=dict(choice.params) or None,
                 skip_bad=self.skip_bad.isChecked(),
                 kind="import",
                 dataset=choice.name,
@@ -335,6 +377,7 @@ class ImportDialog(QDialog):
         for widget in (
             self.file_combo,
             self.format_combo,
+            self.options_button,
             self.name_edit,
             self.mapping_editor,
             self.skip_bad,

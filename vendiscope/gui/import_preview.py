@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -40,12 +40,17 @@ class FileChoice:
     preview: Preview | None = None
     error: str | None = None
     roles: dict[str, Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    """The importer's options the user changed (e.g. a CSV delimiter)."""
 
 
-def read_preview(path: str, fmt: str | None) -> tuple[str, str | None, Preview | None, str | None]:
+def read_preview(
+    path: str, fmt: str | None, params: dict[str, Any] | None = None
+) -> tuple[str, str | None, Preview | None, str | None]:
     """The preview of ``path``, or the reason it cannot be read (never raises a user error)."""
     try:
-        return path, fmt, preview(path, format=fmt, rows=PREVIEW_ROWS), None
+        found = preview(path, format=fmt, importer_params=params or None, rows=PREVIEW_ROWS)
+        return path, fmt, found, None
     except VendiscopeError as exc:
         return path, fmt, None, str(exc)
 
