@@ -108,3 +108,24 @@ def test_explicit_name_is_protected_and_export_carries_provenance(project, label
     assert selection["result"]["objective"]["name"]
     assert selection["result"]["curve"]["budgets"][-1] == 12
     assert len(manifest["content_hash"]["per_row"]) == 12
+
+
+def test_sets_larger_than_memory_stream(project, labels, monkeypatch) -> None:
+    """Selectors that can read the set chunk by chunk give the same picks; others refuse."""
+    in_memory = {m: select_dataset(project, "pool", method=m, k=20, name=f"{m}-mem")
+                 for m in ("k-center", "random")}  # fmt: skip
+    monkeypatch.setenv("VENDISCOPE_MEMORY_BUDGET", "4096")  # bytes: far below the set's size
+    for method, expected in in_memory.items():
+        streamed = select_dataset(project, "pool", method=method, k=20, name=f"{method}-stream")
+        assert streamed.positions == expected.positions  # the same picks, chunk by chunk
+        assert project.run(streamed.run_id).params["streamed"] is True
+        assert (
+            streamed.curve["vendi"]["gradients/planted"]
+            == expected.curve["vendi"]["gradients/planted"]
+        )
+    runs = len(project.runs("pool"))
+    with pytest.raises(ProjectError, match="needs it in memory; selectors that read it chunk by"):
+        select_dataset(project, "pool", method="greedy-vendi", k=20)
+    with pytest.raises(ProjectError, match="--exclude and --dedupe need it in memory"):
+        select_dataset(project, "pool", method="k-center", k=20, exclude=["random-mem"])
+    assert len(project.runs("pool")) == runs

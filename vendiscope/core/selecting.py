@@ -19,12 +19,14 @@ from vendiscope.core import curves, subsets
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.models import SubsetInfo
+from vendiscope.core.plugins.interfaces import VectorSource
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
 from vendiscope.core.quality import quality_weights
 from vendiscope.core.runs import fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.streaming import ENV_BUDGET, memory_budget, needs_streaming, set_bytes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -169,7 +171,12 @@ def select_dataset(
     selector = registry.create("selector", method, **params)
     target = resolve_selection_set(project, dataset, vector_set)
     plan = _plan(project, dataset, method, k, target, quality, exclude, dedupe, name, overwrite)
-    matrix = _load_checked(project, dataset, plan.target)
+    streamed = needs_streaming(target)
+    if streamed:
+        _check_streamable(registry, selector, method, target, exclude, dedupe)
+        matrix: Any = _source_checked(project, dataset, target)
+    else:
+        matrix = _load_checked(project, dataset, plan.target)
     if dedupe is not None:
         plan = _without_near_duplicates(project, dataset, plan, k, dedupe, progress, cancel)
     seed = params.get("seed", getattr(selector, "seed", 0))
@@ -183,6 +190,7 @@ def select_dataset(
         "exclude": list(exclude),
         "dedupe": dedupe,
         "subset": plan.name,
+        "streamed": streamed,
     }
     run_id = start_run(
         project,
@@ -344,23 +352,82 @@ def _run_selector(
     registry: PluginRegistry,
     selector: Any,
     method: str,
-    matrix: np.ndarray,
+    matrix: Any,
     plan: _Plan,
     k: int,
     progress: Progress,
     cancel: CancelToken,
 ) -> Any:
-    """Run the selector plugin; its failures and malformed results are reported by name."""
+    """Run the selector plugin; its failures and malformed results are reported by name.
+
+    ``matrix`` is the loaded set, or a :class:`VectorSource` for a set larger than memory
+    (then every record is a candidate).
+    """
     import numpy as np
 
-    everything = len(plan.candidates) == len(matrix)
-    rows = matrix if everything else matrix[plan.candidates]
     weights = None if plan.quality is None else plan.quality[plan.candidates]
     with registry.running("selector", method, "select"):
-        chosen = selector.select(rows, k, quality=weights, progress=progress, cancel=cancel)
-    registry.check_result("selector", method, chosen, rows=len(rows), k=k)
+        if isinstance(matrix, VectorSource):
+            chosen = selector.select_streamed(matrix, k, quality=weights, progress=progress,
+                                              cancel=cancel)  # fmt: skip
+            n_rows = matrix.n
+        else:
+            everything = len(plan.candidates) == len(matrix)
+            rows = matrix if everything else matrix[plan.candidates]
+            chosen = selector.select(rows, k, quality=weights, progress=progress, cancel=cancel)
+            n_rows = len(rows)
+    registry.check_result("selector", method, chosen, rows=n_rows, k=k)
     chosen.indices = np.asarray(chosen.indices).astype(np.int64)
     return chosen
+
+
+def _check_streamable(
+    registry: PluginRegistry,
+    selector: Any,
+    method: str,
+    target: VectorSetInfo,
+    exclude: Sequence[str],
+    dedupe: float | None,
+) -> None:
+    """Refuse, before any work, what a set larger than memory cannot do."""
+    size, budget = set_bytes(target) / 2**30, memory_budget() / 2**30
+    where = (
+        f"vector set '{target.name}' ({size:.2f} GiB) is larger than the memory budget "
+        f"({budget:.2f} GiB, {ENV_BUDGET})"
+    )
+    if not getattr(selector, "streams", False):
+        able = [
+            c.name
+            for c in registry.contributions("selector")
+            if getattr(registry.load("selector", c.name), "streams", False)
+        ]
+        raise ProjectError(
+            f"{where}, and selector '{method}' needs it in memory; selectors that read it "
+            f"chunk by chunk: {', '.join(able) or 'none'}"
+        )
+    if exclude or dedupe is not None:
+        raise ProjectError(f"{where}: --exclude and --dedupe need it in memory")
+
+
+def _source_checked(project: Project, dataset: str, target: VectorSetInfo) -> VectorSource:
+    """The set as a chunk source, after one pass that refuses NaN or infinite rows."""
+    import numpy as np
+
+    for start, chunk in vectors.iter_chunks(project, dataset, target.name):
+        finite = np.isfinite(chunk).all(axis=1)
+        if not finite.all():
+            row = start + int(np.argmin(finite))
+            raise ProjectError(
+                f"vector set '{target.name}' of dataset '{dataset}': row {row} (record {row}) "
+                "holds NaN or infinite values; recompute it"
+            )
+    return VectorSource(
+        n=target.n_rows,
+        dim=target.dim,
+        dtype=target.dtype,
+        chunks=lambda: vectors.iter_chunks(project, dataset, target.name),
+        rows=lambda positions: vectors.read_rows(project, target, list(positions)),
+    )
 
 
 def _gains(chosen: Any, k: int) -> list[float]:

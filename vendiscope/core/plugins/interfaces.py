@@ -12,7 +12,7 @@ The conformance kit :mod:`vendiscope.testing` checks all of this.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -193,8 +193,30 @@ class Selection:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class VectorSource:
+    """A vector set too large to load whole: read it in chunks, or a few rows at a time.
+
+    ``chunks()`` yields ``(first row, rows)`` in order, one bounded chunk at a time (a new
+    pass each call); ``rows(positions)`` returns the rows at those positions, in that order.
+    """
+
+    n: int
+    dim: int
+    dtype: str
+    chunks: Callable[[], Iterator[tuple[int, np.ndarray]]]
+    rows: Callable[[Sequence[int]], np.ndarray]
+
+
 class Selector(ABC):
-    """Chooses ``k`` rows of a vector set under a budget."""
+    """Chooses ``k`` rows of a vector set under a budget.
+
+    A selector that can work on a vector set larger than memory sets ``streams = True`` and
+    implements :meth:`select_streamed`; the selection job uses it when a set exceeds the
+    memory budget (see :mod:`vendiscope.core.streaming`).
+    """
+
+    streams: ClassVar[bool] = False
 
     @abstractmethod
     def select(
@@ -214,6 +236,18 @@ class Selector(ABC):
         form raises ``ValueError`` when given ``quality``. Seeded selectors take a ``seed``
         parameter and give the same selection for the same seed.
         """
+
+    def select_streamed(
+        self,
+        source: VectorSource,
+        k: int,
+        *,
+        quality: np.ndarray | None = None,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> Selection:
+        """Like :meth:`select`, reading the rows from ``source`` (only when ``streams``)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot select from a streamed set")
 
 
 # --------------------------------------------------------------------------- views

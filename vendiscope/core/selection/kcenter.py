@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from vendiscope.core.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection
+from vendiscope.core.plugins.interfaces import Selection, VectorSource
 from vendiscope.core.selection._checks import (
     check_choice,
     check_k,
@@ -54,12 +54,50 @@ def k_center(
     progress, cancel = job(progress, cancel)
     metric = check_choice("metric", metric, METRICS)
     matrix, squares = check_vectors(vectors, nonzero=metric == "cosine")
-    n = matrix.shape[0]
+    rows = Rows(matrix, squares, normalize=metric == "cosine")
+    rows.materialize()
+    return traverse(rows, k, metric=metric, quality=quality, seed=seed, progress=progress,
+                    cancel=cancel)  # fmt: skip
+
+
+def k_center_streamed(
+    source: VectorSource,
+    k: int,
+    *,
+    metric: Literal["cosine", "euclidean"] = "cosine",
+    quality: np.ndarray | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> Selection:
+    """:func:`k_center` over a set read chunk by chunk: the same picks, memory ``O(n)``.
+
+    One pass over the set per pick (plus one to measure the rows), so ``k`` passes in all.
+    """
+    from vendiscope.core.selection.streamed import StreamedRows
+
+    progress, cancel = job(progress, cancel)
+    metric = check_choice("metric", metric, METRICS)
+    rows = StreamedRows(source, normalize=metric == "cosine", nonzero=metric == "cosine")
+    return traverse(rows, k, metric=metric, quality=quality, seed=seed, progress=progress,
+                    cancel=cancel)  # fmt: skip
+
+
+def traverse(
+    rows: Any,
+    k: int,
+    *,
+    metric: str,
+    quality: np.ndarray | None,
+    seed: int,
+    progress: Progress,
+    cancel: CancelToken,
+) -> Selection:
+    """The farthest-point traversal over ``rows`` (a :class:`Rows` or a streamed one)."""
+    n = rows.n
     k = check_k(k, n)
     weights = check_quality(quality, n, k)
     rng = np.random.default_rng(check_seed(seed))
-    rows = Rows(matrix, squares, normalize=metric == "cosine")
-    rows.materialize()
 
     eligible = np.ones(n, dtype=bool) if weights is None else weights > 0
     first = int(

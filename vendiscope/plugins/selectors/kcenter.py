@@ -7,8 +7,8 @@ from typing import Literal
 import numpy as np
 
 from vendiscope.core.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, Selector
-from vendiscope.core.selection.kcenter import k_center
+from vendiscope.core.plugins.interfaces import Selection, Selector, VectorSource
+from vendiscope.core.selection.kcenter import k_center, k_center_streamed
 
 
 class KCenterSelector(Selector):
@@ -24,6 +24,8 @@ class KCenterSelector(Selector):
     seed
         Seed of the first pick.
     """
+
+    streams = True  # one pass over the set per pick: works on sets larger than memory
 
     def __init__(self, metric: Literal["cosine", "euclidean"] = "cosine", seed: int = 0) -> None:
         self.metric = metric
@@ -47,3 +49,15 @@ class KCenterSelector(Selector):
             progress=progress,
             cancel=cancel,
         )
+
+    def select_streamed(
+        self,
+        source: VectorSource,
+        k: int,
+        *,
+        quality: np.ndarray | None = None,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> Selection:
+        return k_center_streamed(source, k, metric=self.metric, quality=quality, seed=self.seed,
+                                 progress=progress, cancel=cancel)  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vendiscope.core.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, Selector
+from vendiscope.core.plugins.interfaces import Selection, Selector, VectorSource
 from vendiscope.core.selection.random_choice import random_selection
 
 
@@ -20,6 +20,8 @@ class RandomSelector(Selector):
     seed
         Seed of the draw.
     """
+
+    streams = True  # needs only the number of rows
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
@@ -36,3 +38,17 @@ class RandomSelector(Selector):
         return random_selection(
             vectors, k, quality=quality, seed=self.seed, progress=progress, cancel=cancel
         )
+
+    def select_streamed(
+        self,
+        source: VectorSource,
+        k: int,
+        *,
+        quality: np.ndarray | None = None,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> Selection:
+        placeholder = np.broadcast_to(np.zeros((1, 1), dtype=np.float32), (source.n, 1))
+        return random_selection(
+            placeholder, k, quality=quality, seed=self.seed, progress=progress, cancel=cancel
+        )  # the same draw as select(): it depends only on the number of rows
