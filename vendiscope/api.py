@@ -17,7 +17,8 @@ Contents
 Interfaces (subclass one per contribution)
     :class:`Importer`, :class:`Exporter`, :class:`Embedder`, :class:`Featurizer`,
     :class:`Metric`, :class:`Selector`, :class:`View`; their results :class:`SourceRow`,
-    :class:`BadRow`, :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`.
+    :class:`BadRow`, :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`,
+    :class:`VectorSource` (a set read in chunks, for selectors that stream).
 Declaring a plugin
     :class:`PluginManifest`, :class:`Contribution`, :data:`API_VERSION`, :data:`KINDS`.
 Progress and cancellation (jobs pass them to ``embed``, ``featurize`` and ``select``)
@@ -75,6 +76,7 @@ from vendiscope.core.plugins.interfaces import (
     Selector,
     SourceInfo,
     SourceRow,
+    VectorSource,
     View,
 )
 from vendiscope.core.plugins.manifest import API_VERSION, KINDS, Contribution, PluginManifest
@@ -124,6 +126,7 @@ __all__ = [
     "Selector",
     "SourceInfo",
     "SourceRow",
+    "VectorSource",
     "VendiscopeError",
     "View",
     "coerce_params",

@@ -194,6 +194,34 @@ def check_selector_deterministic(subject: Subject) -> None:
         )
 
 
+def check_selector_streamed(subject: Subject) -> None:
+    """A selector with ``streams = True`` picks from a chunked source what select() picks."""
+    import numpy as np
+
+    from vendiscope.core.plugins.interfaces import VectorSource
+
+    instance = subject.instance()
+    if not getattr(instance, "streams", False):
+        return
+    vectors = np.ascontiguousarray(subject.vectors())
+    k = _k(subject)
+    step = max(1, len(vectors) // 3)
+    source = VectorSource(
+        n=len(vectors),
+        dim=vectors.shape[1],
+        dtype=str(vectors.dtype),
+        chunks=lambda: ((s, vectors[s : s + step]) for s in range(0, len(vectors), step)),
+        rows=lambda positions: vectors[np.asarray(list(positions), dtype=np.int64)],
+    )
+    expected = np.asarray(_select(subject, vectors, k).indices)
+    streamed = instance.select_streamed(source, k, progress=NullProgress(), cancel=CancelToken())
+    got = np.asarray(streamed.indices)
+    assert np.array_equal(expected, got), (
+        f"{subject.name}: select() chose {expected.tolist()} but select_streamed() chose "
+        f"{got.tolist()} from the same rows in chunks"
+    )
+
+
 def check_selector_no_mutation(subject: Subject) -> None:
     """select() leaves its vectors and quality unchanged."""
     import numpy as np
@@ -258,6 +286,7 @@ SELECTOR = (
     check_selector_result,
     check_selector_k_bounds,
     check_selector_deterministic,
+    check_selector_streamed,
     check_selector_no_mutation,
     check_selector_tiny_input,
     check_selector_quality,

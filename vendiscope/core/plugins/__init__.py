@@ -16,6 +16,7 @@ from vendiscope.core.plugins.interfaces import (
     Selector,
     SourceInfo,
     SourceRow,
+    VectorSource,
     View,
 )
 from vendiscope.core.plugins.manifest import API_VERSION, KINDS, Contribution, PluginManifest
@@ -59,6 +60,7 @@ __all__ = [
     "Selector",
     "SourceInfo",
     "SourceRow",
+    "VectorSource",
     "View",
     "coerce_params",
     "default_registry",
