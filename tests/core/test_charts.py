@@ -89,6 +89,8 @@ def _with(kind: str, path: tuple[Any, ...], value: Any) -> dict[str, Any]:
         (_with("bar", ("bins",), 5), "chart.bins: only a histogram has bins"),
         (_with("histogram", ("bins",), 0), "chart.bins: expected an integer >= 1"),
         (_with("bar", ("version",), 2), "chart.version: this Vendiscope reads version 1"),
+        (_with("bar", ("y_log",), True), "chart.y_log: only a line or scatter chart"),
+        (_with("line", ("y_log",), "yes"), "chart.y_log: expected true or false"),
         (_with("scatter", ("series", 0, "y", 1), float("nan")), r"chart.series\[0\].y\[1\]"),
         (_with("scatter", ("series", 0, "y"), [1.0, 2.0]), r"series\[0\].y: has 2 values but x"),
         (_with("scatter", ("series", 0, "index", 0), -1), r"series\[0\].index\[0\]"),
@@ -104,4 +106,12 @@ def _with(kind: str, path: tuple[Any, ...], value: Any) -> dict[str, Any]:
 )
 def test_mistakes_are_named(chart: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
+        validate_chart(chart)
+
+
+def test_a_log_scale_needs_positive_values() -> None:
+    chart = _with("line", ("y_log",), True)
+    validate_chart(chart)
+    chart["series"][0]["y"][0] = 0.0
+    with pytest.raises(ValueError, match="every y value > 0"):
         validate_chart(chart)

@@ -231,7 +231,9 @@ def test_spectrum_is_the_stored_top_eigenvalues(project: Project) -> None:
     gradient, embedding = chart["series"]
     g_run = viewdata.score_run(project, "pool", "gvendi")
     top = g_run.result["details"]["spectrum_top"]
-    assert gradient["y"] == pytest.approx(top, abs=1e-8) and gradient["x"][:3] == [1, 2, 3]
+    shown = [v for v in top if round(v, 8) > 0]  # beyond the rank: zero, not drawn in log
+    assert gradient["y"] == pytest.approx(shown, abs=1e-8) and gradient["x"][:3] == [1, 2, 3]
+    assert chart["y_log"] is True and len(gradient["y"]) <= 16  # 16-dimensional rows
     assert sum(gradient["y"]) <= 1 + 1e-6 and gradient["y"] == sorted(gradient["y"], reverse=True)
     matrix = vectors.load(project, "pool", "gradients/planted")
     assert gradient["y"][:16] == pytest.approx(vendi.vendi_spectrum(matrix)[:16].tolist(), abs=1e-6)
@@ -240,6 +242,7 @@ def test_spectrum_is_the_stored_top_eigenvalues(project: Project) -> None:
     cumulative = build(project, "spectrum", metric="gvendi", cumulative=True, top=10)
     (series,) = cumulative["series"]
     assert series["y"] == pytest.approx(np.cumsum(top[:10]).tolist(), abs=1e-8)
+    assert "y_log" not in cumulative
 
 
 def test_composition_and_source_contributions_match_brute_force(project: Project) -> None:

@@ -14,6 +14,7 @@ Every chart::
         "kind": "scatter",        # or "bar", "line", "histogram", "heatmap"
         "title": "Map of the dataset",
         "x_label": "UMAP 1",      # optional (default "")
+        "y_log": False,           # optional: a logarithmic y axis (line and scatter; y > 0)
         "y_label": "UMAP 2",      # optional (default "")
         "series": [...],          # one or more; their fields depend on the kind
         "version": 1,             # optional
@@ -120,6 +121,7 @@ class Chart(_ChartBase, total=False):
 
     x_label: str
     y_label: str
+    y_log: bool
     bins: int
     version: int
 
@@ -135,7 +137,7 @@ _SERIES_FIELDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "histogram": ({"name": "name", "values": "num"}, {}),
     "heatmap": ({"name": "name", "z": "grid"}, {"x": "str", "y": "str"}),
 }
-_CHART_FIELDS = {"kind", "title", "x_label", "y_label", "series", "version", "bins"}
+_CHART_FIELDS = {"kind", "title", "x_label", "y_label", "y_log", "series", "version", "bins"}
 _WHAT = {"num": "numbers", "str": "strings", "int": "record positions (integers >= 0)"}
 
 
@@ -158,6 +160,20 @@ def validate_chart(chart: Any) -> None:
     for key in ("x_label", "y_label"):
         if key in chart and not isinstance(chart[key], str):
             raise ValueError(f"chart.{key}: expected a string, got {chart[key]!r}")
+    if "y_log" in chart:
+        if not isinstance(chart["y_log"], bool):
+            raise ValueError(f"chart.y_log: expected true or false, got {chart['y_log']!r}")
+        if chart["y_log"] and kind not in ("line", "scatter"):
+            raise ValueError(
+                f"chart.y_log: only a line or scatter chart has a log scale, not a {kind}"
+            )
+        if chart["y_log"] and any(
+            isinstance(v, int | float) and v <= 0
+            for item in chart.get("series") or ()
+            if isinstance(item, Mapping) and isinstance(item.get("y"), list | tuple)
+            for v in item["y"]
+        ):
+            raise ValueError("chart.y_log: a log scale needs every y value > 0")
     version = chart.get("version", CHART_SCHEMA_VERSION)
     if version != CHART_SCHEMA_VERSION or isinstance(version, bool):
         raise ValueError(f"chart.version: this Vendiscope reads version 1, got {version!r}")

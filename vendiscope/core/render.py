@@ -157,6 +157,8 @@ def build_figure(chart: dict[str, Any], *, width: int = WIDTH, height: int = HEI
     axes.set_title(_wrap(chart["title"], width), loc="left")
     axes.set_xlabel(plain(chart.get("x_label", "")))
     axes.set_ylabel(plain(chart.get("y_label", "")))
+    if chart.get("y_log") and drawn:
+        axes.set_yscale("log")
     if not drawn:
         axes.text(0.5, 0.5, "no data", transform=axes.transAxes, ha="center", va="center",
                   color="#777777")  # fmt: skip

@@ -94,6 +94,7 @@ class ChartRenderer(QWidget):
         text = self.palette().color(QPalette.ColorRole.Text).name()
         self.plot.setLabel("bottom", chart.get("x_label", ""), color=text)
         self.plot.setLabel("left", chart.get("y_label", ""), color=text)
+        self.plot.setLogMode(x=False, y=bool(chart.get("y_log")))
         if kind != "heatmap" and (len(chart["series"]) > 1 or kind == "line"):
             self._legend = self.plot.addLegend(
                 offset=(-10, 10), labelTextColor=self.palette().color(QPalette.ColorRole.Text)

@@ -55,6 +55,8 @@ class SpectrumView(View):
             values = np.asarray(score["spectrum_top"][: self.top], dtype=np.float64)
             if self.cumulative:
                 values = np.cumsum(values)
+            else:  # eigenvalues beyond the rank are zero: not drawn on the log scale
+                values = values[np.round(values, 8) > 0] if (values > 0).any() else values
             series.append({
                 "name": f"{score['title']} ({score['vector_set']})",
                 "x": list(range(1, len(values) + 1)),
@@ -62,5 +64,9 @@ class SpectrumView(View):
             })  # fmt: skip
         headline = "; ".join(f"{s['title']} {s['value']:,.1f} of {s['n']:,} records" for s in found)
         what = "cumulative share of the top eigenvalues" if self.cumulative else "eigenvalue"
-        return chart("line", f"Vendi spectrum of {dataset}: {headline}", series,
-                     x_label="rank", y_label=f"{what} of K/n")  # fmt: skip
+        described = chart("line", f"Vendi spectrum of {dataset}: {headline}", series,
+                          x_label="rank", y_label=f"{what} of K/n")  # fmt: skip
+        positive = all(v > 0 for s in series for v in s["y"])
+        if not self.cumulative and positive:
+            described["y_log"] = True  # eigenvalues fall over orders of magnitude
+        return described
