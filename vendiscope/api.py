@@ -16,9 +16,10 @@ Contents
 --------
 Interfaces (subclass one per contribution)
     :class:`Importer`, :class:`Exporter`, :class:`Embedder`, :class:`Featurizer`,
-    :class:`Metric`, :class:`Selector`, :class:`View`; their results :class:`SourceRow`,
-    :class:`BadRow`, :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`,
-    :class:`VectorSource` (a set read in chunks, for selectors that stream).
+    :class:`Metric`, :class:`Selector` (:class:`StreamingSelector` for sets larger than
+    memory), :class:`View`; their results :class:`SourceRow`, :class:`BadRow`,
+    :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`; :class:`VectorSource`
+    (a set read in chunks, what a streaming selector reads).
 Declaring a plugin
     :class:`PluginManifest`, :class:`Contribution`, :data:`API_VERSION`, :data:`KINDS`.
 Progress and cancellation (jobs pass them to ``embed``, ``featurize`` and ``select``)
@@ -76,6 +77,7 @@ from vendiscope.core.plugins.interfaces import (
     Selector,
     SourceInfo,
     SourceRow,
+    StreamingSelector,
     VectorSource,
     View,
 )
@@ -126,6 +128,7 @@ __all__ = [
     "Selector",
     "SourceInfo",
     "SourceRow",
+    "StreamingSelector",
     "VectorSource",
     "VendiscopeError",
     "View",

@@ -111,13 +111,6 @@ def test_coverage(project: Path) -> None:
 
 @pytest.mark.slow
 def test_text_query_with_the_real_embedder(tmp_path: Path) -> None:
-    from vendiscope.core.errors import VendiscopeError
-    from vendiscope.core.plugins.registry import default_registry
-
-    try:
-        default_registry().load("embedder", "sentence-transformers")
-    except VendiscopeError as exc:
-        pytest.skip(f"the sentence-transformers embedder is not available: {exc}")
     location = tmp_path / "p.vscope"
     rows = [{"text": q} for q in UNRELATED + PARAPHRASES]
     run("import", location, write_jsonl(tmp_path / "q.jsonl", rows))

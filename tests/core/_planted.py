@@ -34,14 +34,8 @@ def write_set(
     model: str = "planted",
 ) -> None:  # fmt: skip
     """Store ``rows`` as a complete vector set of ``dataset``."""
-    target = vectors.open_for_writing(
-        project, dataset, name, kind=kind, model=model, params={}, dim=rows.shape[1],
-        chunk_rows=256,
-    )  # fmt: skip
-    for index in range(target.n_chunks):
-        start, stop = target.chunk_range(index)
-        vectors.write_chunk(project, target, index, rows[start:stop])
-    vectors.mark_complete(project, target)
+    vectors.write_matrix(project, dataset, name, rows, kind=kind, model=model, params={},
+                         chunk_rows=256)  # fmt: skip
 
 
 def planted_dataset(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import table_counts
-from tests.core._planted import N_ROWS, SIZES, planted_dataset, planted_vectors, write_set
+from tests.core._planted import N_ROWS, planted_dataset, planted_vectors, write_set
 from vendiscope.core import subsets
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.gaps import cluster_dataset, cluster_labels, filter_candidates, pool_centroids
@@ -73,4 +73,3 @@ def test_filter_refuses_incomparable_vectors(project, project_path, pool, tmp_pa
     with pytest.raises(ProjectError, match="n_clusters must be a whole number from 1 to"):
         cluster_dataset(project, pool, n_clusters=N_ROWS + 1)
     assert table_counts(project_path) == before
-    assert len(SIZES) == 20

@@ -296,12 +296,7 @@ UNRELATED = [
 def embedded_dataset(project: Any, tmp_path: Path) -> list[str]:
     """Unrelated questions, paraphrase pairs and exact copies, embedded with the real model."""
     from vendiscope.core.embedding import embed_dataset
-    from vendiscope.core.plugins.registry import default_registry
 
-    try:
-        default_registry().load("embedder", "sentence-transformers")
-    except VendiscopeError as exc:
-        pytest.skip(f"the sentence-transformers embedder is not available: {exc}")
     prompts = UNRELATED[:8] + PARAPHRASES + UNRELATED[8:] + [UNRELATED[2], UNRELATED[2]]
     rows = [{"prompt": p, "response": "", "id": i} for i, p in enumerate(prompts)]
     import_dataset(project, write_jsonl(tmp_path / "real.jsonl", rows), name="real")

@@ -118,12 +118,8 @@ def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Plugin
 @pytest.fixture
 def scored(project, tmp_path: Path, registry: PluginRegistry) -> str:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(12)), name="d")
-    target = vectors.open_for_writing(
-        project, "d", "random", kind="embedding", model="random", params={}, dim=4
-    )
     rows = np.random.default_rng(0).normal(size=(12, 4)).astype(np.float32)
-    vectors.write_chunk(project, target, 0, rows)
-    vectors.mark_complete(project, target)
+    vectors.write_matrix(project, "d", "random", rows, kind="embedding", model="random", params={})
     return "d"
 
 

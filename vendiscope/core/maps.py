@@ -56,16 +56,13 @@ class MapReport:
 
 def map_source(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
     """The named complete feature set, or the latest embedding set, else gradient set."""
-    sets = [s for s in vectors.list_sets(project, dataset) if s.status == vectors.COMPLETE]
     if name is not None:
-        found = vectors.get_set(project, dataset, name)
-        if found.status != vectors.COMPLETE:
-            raise ProjectError(f"vector set '{name}' is incomplete; run its job again first")
+        found = vectors.complete_set(project, dataset, name)
         if found.dim < 2:
             raise ProjectError(f"vector set '{name}' has {found.dim} column; a map needs >= 2")
         return found
     for kind in FEATURE_KINDS:
-        of_kind = [s for s in sets if s.kind == kind]
+        of_kind = vectors.complete_sets(project, dataset, kind)
         if of_kind:
             return of_kind[-1]
     raise ProjectError(
@@ -76,11 +73,7 @@ def map_source(project: Project, dataset: str, name: str | None) -> VectorSetInf
 
 def latest_map(project: Project, dataset: str) -> VectorSetInfo | None:
     """The most recent complete projection set of ``dataset``, if any."""
-    maps = [
-        s
-        for s in vectors.list_sets(project, dataset)
-        if s.kind == "projection" and s.status == vectors.COMPLETE
-    ]
+    maps = vectors.complete_sets(project, dataset, "projection")
     return maps[-1] if maps else None
 
 

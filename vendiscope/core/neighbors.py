@@ -202,13 +202,7 @@ def resolve_vector_set(project: Project, dataset: str, name: str | None) -> Vect
 
     if name is None:
         return default_vector_set(project, dataset, "embedding")
-    found = vectors.get_set(project, dataset, name)
-    if found.status != vectors.COMPLETE:
-        raise ProjectError(
-            f"vector set '{name}' of dataset '{dataset}' is incomplete "
-            f"({found.committed_rows} of {found.n_rows} rows); run its job again to finish it"
-        )
-    return found
+    return vectors.complete_set(project, dataset, name)
 
 
 def records_at(project: Project, dataset: str, positions: Sequence[int]) -> dict[int, RecordRow]:

@@ -45,11 +45,7 @@ class ScoreResult:
 
 def default_vector_set(project: Project, dataset: str, kind: str) -> VectorSetInfo:
     """The most recent complete vector set of ``kind`` ("embedding", "gradient", ...)."""
-    complete = [
-        s
-        for s in vectors.list_sets(project, dataset)
-        if s.kind == kind and s.status == vectors.COMPLETE
-    ]
+    complete = vectors.complete_sets(project, dataset, kind)
     if not complete:
         command = "vendiscope gradients" if kind == "gradient" else "vendiscope embed"
         raise ProjectError(

@@ -19,7 +19,7 @@ from vendiscope.core import curves, subsets
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.models import SubsetInfo
-from vendiscope.core.plugins.interfaces import VectorSource
+from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
 from vendiscope.core.quality import quality_weights
@@ -90,12 +90,7 @@ class _Plan:
 def resolve_selection_set(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
     """The named complete vector set, or the latest gradient set, else the latest embedding set."""
     if name is not None:
-        found = vectors.get_set(project, dataset, name)
-        if found.status != vectors.COMPLETE:
-            raise ProjectError(
-                f"vector set '{name}' of dataset '{dataset}' is incomplete "
-                f"({found.committed_rows} of {found.n_rows} rows); run its job again first"
-            )
+        found = vectors.complete_set(project, dataset, name)
         if found.kind in ("score", "cluster", "projection"):
             raise ProjectError(
                 f"vector set '{name}' holds {found.kind}s, not features; select on a "
@@ -113,11 +108,7 @@ def resolve_selection_set(project: Project, dataset: str, name: str | None) -> V
 
 
 def _latest(project: Project, dataset: str, kind: str) -> VectorSetInfo | None:
-    complete = [
-        s
-        for s in vectors.list_sets(project, dataset)
-        if s.kind == kind and s.status == vectors.COMPLETE
-    ]
+    complete = vectors.complete_sets(project, dataset, kind)
     return complete[-1] if complete else None
 
 
@@ -395,11 +386,11 @@ def _check_streamable(
         f"vector set '{target.name}' ({size:.2f} GiB) is larger than the memory budget "
         f"({budget:.2f} GiB, {ENV_BUDGET})"
     )
-    if not getattr(selector, "streams", False):
+    if not isinstance(selector, StreamingSelector):
         able = [
             c.name
             for c in registry.contributions("selector")
-            if getattr(registry.load("selector", c.name), "streams", False)
+            if issubclass(registry.load("selector", c.name), StreamingSelector)
         ]
         raise ProjectError(
             f"{where}, and selector '{method}' needs it in memory; selectors that read it "

@@ -81,13 +81,7 @@ def latest_run(
     return runs[-1] if runs else None
 
 
-def complete_sets(project: Project, dataset: str, kind: str | None = None) -> list[VectorSetInfo]:
-    """The complete vector sets of ``dataset`` (of ``kind``), oldest first."""
-    return [
-        s
-        for s in vectors.list_sets(project, dataset)
-        if s.status == vectors.COMPLETE and (kind is None or s.kind == kind)
-    ]
+complete_sets = vectors.complete_sets
 
 
 # ----------------------------------------------------------------------------- scores

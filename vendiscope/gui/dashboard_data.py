@@ -101,7 +101,7 @@ def summarize_project(project: Project, dataset: str) -> DashboardSummary:
 
     stats = project.stats(dataset)
     runs = [r for r in project.runs(dataset) if r.status == "complete"]
-    complete = [s for s in vectors.list_sets(project, dataset) if s.status == vectors.COMPLETE]
+    complete = vectors.complete_sets(project, dataset)
     return DashboardSummary(
         dataset=dataset,
         rows=stats["rows"],

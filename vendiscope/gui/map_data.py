@@ -79,7 +79,7 @@ def map_choices(location: str, dataset: str) -> MapChoices:
 def choices_of(project: Project, dataset: str) -> MapChoices:
     from vendiscope.core.store import vectors
 
-    complete = [s for s in vectors.list_sets(project, dataset) if s.status == vectors.COMPLETE]
+    complete = vectors.complete_sets(project, dataset)
     runs = [r for r in project.runs(dataset) if r.status == "complete" and r.result]
     clusters = [r for r in runs if r.kind == "clusters"]
     by_id = {r.id: r for r in runs}

@@ -51,6 +51,14 @@ class OptionsDialog(QDialog):
         layout.addLayout(self.form)
         layout.addWidget(self.buttons)
 
+    def add_rows(self, *rows: tuple[str, QWidget], needs: QComboBox | None = None) -> None:
+        """Add labelled fields; with ``needs``, Start stays disabled while it offers nothing."""
+        for label, widget in rows:
+            self.form.addRow(label, widget)
+        if needs is not None:
+            ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+            ok.setEnabled(needs.count() > 0)
+
     def options(self) -> dict[str, Any]:  # pragma: no cover - overridden
         return {}
 
@@ -94,14 +102,13 @@ class EmbedDialog(OptionsDialog):
         self.batch = _batch_spin()
         self.name = QLineEdit()
         self.name.setPlaceholderText("sentence-transformers/FIELD")
-        for label, widget in (
+        self.add_rows(
             ("Text to embed:", self.field),
             ("Model:", self.model),
             ("Device:", self.device),
             ("Batch size:", self.batch),
             ("Vector set name:", self.name),
-        ):
-            self.form.addRow(label, widget)
+        )
 
     def options(self) -> dict[str, Any]:
         params: dict[str, Any] = {}
@@ -134,13 +141,12 @@ class FeaturizeDialog(OptionsDialog):
         self.model.setPlaceholderText("bundled SmolLM2-135M-Instruct (offline)")
         self.device = _device_combo()
         self.batch = _batch_spin()
-        for label, widget in (
+        self.add_rows(
             ("Mode:", self.mode),
             ("Proxy model:", self.model),
             ("Device:", self.device),
             ("Batch size:", self.batch),
-        ):
-            self.form.addRow(label, widget)
+        )
 
     def options(self) -> dict[str, Any]:
         params: dict[str, Any] = {"mode": self.mode.currentText()}
@@ -176,15 +182,13 @@ class ScoreDialog(OptionsDialog):
         self.bootstrap.setToolTip("Bootstrap resamples for a confidence interval (each ~1 score)")
         self.per_record = QComboBox()
         self.per_record.addItems(["leverage", "contribution", "uniqueness", "none"])
-        for row_label, widget in (
+        self.add_rows(
             ("Vector set:", self.vector_set),
             ("Order q:", self.q),
             ("Bootstrap:", self.bootstrap),
             ("Per-record score:", self.per_record),
-        ):
-            self.form.addRow(row_label, widget)
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setEnabled(self.vector_set.count() > 0)
+            needs=self.vector_set,
+        )
 
     def options(self) -> dict[str, Any]:
         q = self.q.currentText()
@@ -231,17 +235,15 @@ class NearDuplicatesDialog(OptionsDialog):
         self.k.setRange(1, 200)
         self.k.setValue(20)
         self.overwrite = QCheckBox("Replace an existing subset of the same threshold")
-        for label, widget in (
+        self.add_rows(
             ("Vector set:", self.vector_set),
             ("Threshold:", self.threshold),
             ("Neighbours (k):", self.k),
             ("", self.overwrite),
-        ):
-            self.form.addRow(label, widget)
+            needs=self.vector_set,
+        )
         self.threshold.valueChanged.connect(self._threshold_changed)
         self._threshold_changed(self.threshold.value())
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setEnabled(self.vector_set.count() > 0)
 
     def _threshold_changed(self, value: float) -> None:
         from vendiscope.core.neighbors import near_duplicate_subset_name
@@ -297,17 +299,15 @@ class MapDialog(OptionsDialog):
         self.min_dist.setToolTip("UMAP: how tightly points may pack (0 = tight clumps)")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
-        for label, widget in (
+        self.add_rows(
             ("Vector set:", self.vector_set),
             ("Method:", self.method),
             ("Neighbours:", self.neighbours),
             ("Minimum distance:", self.min_dist),
             ("Seed:", self.seed),
-        ):
-            self.form.addRow(label, widget)
+            needs=self.vector_set,
+        )
         self.method.currentIndexChanged.connect(self._method_changed)
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setEnabled(self.vector_set.count() > 0)
 
     def _method_changed(self) -> None:
         umap = self.method.currentData() == "umap"
@@ -342,14 +342,12 @@ class ClusterDialog(OptionsDialog):
         self.clusters.setToolTip("k of k-means; the reference uses one cluster per 10 records")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
-        for label, widget in (
+        self.add_rows(
             ("Vector set:", self.vector_set),
             ("Clusters:", self.clusters),
             ("Seed:", self.seed),
-        ):
-            self.form.addRow(label, widget)
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setEnabled(self.vector_set.count() > 0)
+            needs=self.vector_set,
+        )
 
     def options(self) -> dict[str, Any]:
         return {

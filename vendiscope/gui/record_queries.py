@@ -38,11 +38,7 @@ def load_score_columns(location: str, dataset: str) -> list[ScoreColumn]:
     from vendiscope.core.store import vectors
 
     with opened(location) as project:
-        sets = [
-            s
-            for s in vectors.list_sets(project, dataset)
-            if s.kind == "score" and s.dim == 1 and s.status == vectors.COMPLETE
-        ]
+        sets = [s for s in vectors.complete_sets(project, dataset, "score") if s.dim == 1]
         runs = {run.id: run for run in project.runs(dataset)}
         columns = []
         for found in reversed(sets[-MAX_SCORE_COLUMNS:]):

@@ -70,7 +70,7 @@ def state_of(project: Project, dataset: str) -> WorkbenchState:
     from vendiscope.core.store import vectors
     from vendiscope.core.viewdata import selection_runs
 
-    complete = [s for s in vectors.list_sets(project, dataset) if s.status == vectors.COMPLETE]
+    complete = vectors.complete_sets(project, dataset)
     preference = {"gradient": 0, "embedding": 1, "feature": 2}
     features = sorted(
         (s for s in complete if s.kind in preference and s.dim >= 2),

@@ -195,14 +195,14 @@ def check_selector_deterministic(subject: Subject) -> None:
 
 
 def check_selector_streamed(subject: Subject) -> None:
-    """A selector with ``streams = True`` picks from a chunked source what select() picks."""
+    """A StreamingSelector picks from a chunked source what select() picks."""
     import numpy as np
 
-    from vendiscope.core.plugins.interfaces import VectorSource
+    from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
 
     instance = subject.instance()
-    if not getattr(instance, "streams", False):
-        return
+    if not isinstance(instance, StreamingSelector):
+        return  # a selector that needs the matrix in memory: nothing to compare
     vectors = np.ascontiguousarray(subject.vectors())
     k = _k(subject)
     step = max(1, len(vectors) // 3)

@@ -43,14 +43,8 @@ def sample_project(folder: Path, n: int = 24) -> Any:
         import_dataset(project, source, name=SAMPLE_DATASET)
         rows = np.random.default_rng(0).normal(size=(n, 16)).astype(np.float32)
         rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-        target = vectors.open_for_writing(
-            project, SAMPLE_DATASET, SAMPLE_VECTORS, kind="embedding", model="random",
-            params={"seed": 0}, dim=rows.shape[1],
-        )  # fmt: skip
-        for index in range(target.n_chunks):
-            start, stop = target.chunk_range(index)
-            vectors.write_chunk(project, target, index, rows[start:stop])
-        vectors.mark_complete(project, target)
+        vectors.write_matrix(project, SAMPLE_DATASET, SAMPLE_VECTORS, rows, kind="embedding",
+                             model="random", params={"seed": 0})  # fmt: skip
         score_dataset(project, SAMPLE_DATASET, metric="vendi", vector_set=SAMPLE_VECTORS)
     except BaseException:
         project.close()

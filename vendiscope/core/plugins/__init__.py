@@ -16,6 +16,7 @@ from vendiscope.core.plugins.interfaces import (
     Selector,
     SourceInfo,
     SourceRow,
+    StreamingSelector,
     VectorSource,
     View,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "Selector",
     "SourceInfo",
     "SourceRow",
+    "StreamingSelector",
     "VectorSource",
     "View",
     "coerce_params",

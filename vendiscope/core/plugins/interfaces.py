@@ -211,12 +211,9 @@ class VectorSource:
 class Selector(ABC):
     """Chooses ``k`` rows of a vector set under a budget.
 
-    A selector that can work on a vector set larger than memory sets ``streams = True`` and
-    implements :meth:`select_streamed`; the selection job uses it when a set exceeds the
-    memory budget (see :mod:`vendiscope.core.streaming`).
+    A selector that can also work on a vector set larger than memory subclasses
+    :class:`StreamingSelector` instead.
     """
-
-    streams: ClassVar[bool] = False
 
     @abstractmethod
     def select(
@@ -237,6 +234,16 @@ class Selector(ABC):
         parameter and give the same selection for the same seed.
         """
 
+
+class StreamingSelector(Selector):
+    """A selector that can also read its rows chunk by chunk (sets larger than memory).
+
+    The selection job calls :meth:`select_streamed` when a vector set exceeds the memory
+    budget (see :mod:`vendiscope.core.streaming`); it must pick what :meth:`select` picks
+    from the same rows.
+    """
+
+    @abstractmethod
     def select_streamed(
         self,
         source: VectorSource,
@@ -246,8 +253,7 @@ class Selector(ABC):
         progress: Progress,
         cancel: CancelToken,
     ) -> Selection:
-        """Like :meth:`select`, reading the rows from ``source`` (only when ``streams``)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot select from a streamed set")
+        """Like :meth:`select`, reading the rows from ``source``."""
 
 
 # --------------------------------------------------------------------------- views

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 API_VERSION = "1.1"
-"""1.1 added VectorSource and Selector.select_streamed (selection on sets larger than memory)."""
+"""1.1 added VectorSource and StreamingSelector (selection on sets larger than memory)."""
 ENTRY_POINT_GROUP = "vendiscope.plugins"
 KINDS = ("importer", "exporter", "embedder", "featurizer", "metric", "selector", "view")
 

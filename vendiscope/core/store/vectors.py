@@ -181,6 +181,7 @@ def write_matrix(
     model: str | None,
     params: dict[str, Any],
     run_id: int | None = None,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
 ) -> VectorSetInfo:
     """Store a whole matrix computed at once (scores, labels, map coordinates) as a set."""
     import numpy as np
@@ -189,7 +190,7 @@ def write_matrix(
     if rows.ndim == 1:
         rows = rows.reshape(-1, 1)
     target = open_for_writing(project, dataset, name, kind=kind, model=model, params=params,
-                              dim=rows.shape[1], run_id=run_id)  # fmt: skip
+                              dim=rows.shape[1], run_id=run_id, chunk_rows=chunk_rows)  # fmt: skip
     for index in range(target.n_chunks):
         start, stop = target.chunk_range(index)
         write_chunk(project, target, index, rows[start:stop])
@@ -284,7 +285,7 @@ def load(project: Project, dataset: str, name: str) -> np.ndarray:
     """The whole matrix (rows in dataset order), read in one sequential pass."""
     import numpy as np
 
-    found = _complete(project, dataset, name)
+    found = complete_set(project, dataset, name)
     matrix = np.empty((found.n_rows, found.dim), dtype=found.dtype)
     flat = matrix.reshape(-1).view(np.uint8)
     row_bytes = found.dim * matrix.itemsize
@@ -304,7 +305,7 @@ def iter_chunks(project: Project, dataset: str, name: str) -> Iterator[tuple[int
     """``(row_start, rows)`` one chunk at a time: memory-bounded for sets larger than RAM."""
     import numpy as np
 
-    found = _complete(project, dataset, name)
+    found = complete_set(project, dataset, name)
     for index in range(found.n_chunks):
         query = select(VectorChunk.row_start, VectorChunk.data).where(
             VectorChunk.vector_set_id == found.id, VectorChunk.chunk_index == index
@@ -343,7 +344,17 @@ def read_rows(project: Project, vector_set: VectorSetInfo, positions: list[int])
     return out
 
 
-def _complete(project: Project, dataset: str, name: str) -> VectorSetInfo:
+def complete_sets(project: Project, dataset: str, kind: str | None = None) -> list[VectorSetInfo]:
+    """The complete vector sets of ``dataset`` (of ``kind``), oldest first."""
+    return [
+        s
+        for s in list_sets(project, dataset)
+        if s.status == COMPLETE and (kind is None or s.kind == kind)
+    ]
+
+
+def complete_set(project: Project, dataset: str, name: str) -> VectorSetInfo:
+    """The vector set ``name``; an error naming how far it got when it is incomplete."""
     found = get_set(project, dataset, name)
     if found.status != COMPLETE:
         raise ProjectError(

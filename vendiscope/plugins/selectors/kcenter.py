@@ -7,11 +7,11 @@ from typing import Literal
 import numpy as np
 
 from vendiscope.core.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, Selector, VectorSource
+from vendiscope.core.plugins.interfaces import Selection, StreamingSelector, VectorSource
 from vendiscope.core.selection.kcenter import k_center, k_center_streamed
 
 
-class KCenterSelector(Selector):
+class KCenterSelector(StreamingSelector):
     """Pick, one at a time, the row farthest from the rows already picked (Sener & Savarese).
 
     See :func:`vendiscope.core.selection.k_center`; the objective is the covering radius
@@ -24,8 +24,6 @@ class KCenterSelector(Selector):
     seed
         Seed of the first pick.
     """
-
-    streams = True  # one pass over the set per pick: works on sets larger than memory
 
     def __init__(self, metric: Literal["cosine", "euclidean"] = "cosine", seed: int = 0) -> None:
         self.metric = metric

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from vendiscope.core.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, Selector, VectorSource
+from vendiscope.core.plugins.interfaces import Selection, StreamingSelector, VectorSource
 from vendiscope.core.selection.random_choice import random_selection
 
 
-class RandomSelector(Selector):
+class RandomSelector(StreamingSelector):
     """``k`` rows uniformly at random without replacement (proportionally to quality, if given).
 
     See :func:`vendiscope.core.selection.random_selection`. The control every other
@@ -20,8 +20,6 @@ class RandomSelector(Selector):
     seed
         Seed of the draw.
     """
-
-    streams = True  # needs only the number of rows
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
