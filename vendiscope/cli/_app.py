@@ -233,21 +233,19 @@ def doctor(
     project: Annotated[str | None, typer.Argument(help="Also check this project file.")] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Versions, GPU, bundled models and plugins: what a bug report needs."""
+    """Versions, GPU, bundled models and plugins; with PROJECT, whether that file is sound.
+
+    Exits 1 when the project fails SQLite's integrity or foreign-key check.
+    """
     from vendiscope.cli import _views
-    from vendiscope.core.doctor import report
+    from vendiscope.core.doctor import project_report, report
 
     info = report()
     if project is not None:
-        from vendiscope.core.project import Project
-
-        with Project.open(project) as opened:
-            info["project"] = {
-                "location": opened.location,
-                "integrity": opened.integrity_check(),
-                "datasets": len(opened.datasets()),
-            }
+        info["project"] = project_report(project)
     _views.print_doctor(info, as_json=json)
+    if project is not None and not info["project"]["ok"]:
+        raise typer.Exit(1)
 
 
 @app.command()

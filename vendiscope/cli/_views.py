@@ -211,10 +211,20 @@ def print_doctor(info: dict[str, Any], *, as_json: bool) -> None:
     for failure in info["plugins"]["failures"]:
         console.print(f"[red]plugin failure:[/] {failure}")
     if "project" in info:
-        p = info["project"]
-        console.print(
-            f"project {p['location']}: integrity {p['integrity']}, {p['datasets']} datasets"
-        )
+        print_project_health(info["project"])
+
+
+def print_project_health(found: dict[str, Any]) -> None:
+    where = found["location"]
+    if found["ok"]:
+        checks = "integrity ok, foreign keys ok" if "integrity" in found else "opens"
+        console.print(f"project {where}: {checks}, {found['datasets']} datasets", markup=False)
+        return
+    console.print(f"project {where}: FAILED", markup=False, style="red")
+    for problem in found["problems"]:
+        console.print(f"  {problem}", markup=False)
+    if found.get("advice"):
+        console.print(found["advice"], markup=False)
 
 
 def print_summary(project: Any, dataset: str) -> None:

@@ -78,3 +78,43 @@ def report(*, check_accelerator: bool = True) -> dict[str, Any]:
             "failures": [f"{f.plugin}: {f.message}" for f in registry.failures],
         },
     }
+
+
+RECOVER_ADVICE = (
+    "Keep a copy of the file as it is. SQLite's command-line tool can salvage what is "
+    "readable: `sqlite3 DAMAGED.vscope .recover | sqlite3 RECOVERED.vscope`, then "
+    "`vendiscope doctor RECOVERED.vscope`."
+)
+
+
+def project_report(location: str) -> dict[str, Any]:
+    """SQLite's integrity and foreign-key checks on a project, plus what it holds.
+
+    The checks run read-only on the file itself, so a project that no longer opens is
+    still diagnosed; a database URL (PostgreSQL) enforces its constraints itself.
+    """
+    from vendiscope.core.errors import ProjectError
+    from vendiscope.core.project import Project
+    from vendiscope.core.store.engine import is_url
+    from vendiscope.core.store.health import check_project_file
+
+    info: dict[str, Any] = {"location": location}
+    if not is_url(location):
+        health = check_project_file(location)
+        info.update(
+            ok=health.ok,
+            integrity=health.integrity,
+            foreign_keys=health.foreign_keys,
+            problems=health.problems,
+        )
+        if not health.ok:
+            info["advice"] = RECOVER_ADVICE
+            return info
+    try:
+        with Project.open(location) as project:
+            info["datasets"] = len(project.datasets())
+    except ProjectError as exc:
+        info.update(ok=False, problems=[*info.get("problems", []), str(exc)])
+        return info
+    info.setdefault("ok", True)
+    return info

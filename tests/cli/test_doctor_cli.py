@@ -1,0 +1,76 @@
+"""`vendiscope doctor PROJECT` runs SQLite's checks and says what it found."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.conftest import qa_rows, write_jsonl
+from vendiscope.cli._app import app
+from vendiscope.core.importing import import_dataset
+from vendiscope.core.project import Project
+
+runner = CliRunner()
+
+
+def doctor(project: Path):
+    return runner.invoke(app, ["doctor", str(project), "--json"])
+
+
+def imported_project(tmp_path: Path) -> Path:
+    location = tmp_path / "p.vscope"
+    with Project.create(location) as project:
+        import_dataset(project, write_jsonl(tmp_path / "qa.jsonl", qa_rows(300)))
+        project.wal_checkpoint()
+    return location
+
+
+def test_sound_project_passes(tmp_path: Path) -> None:
+    result = doctor(imported_project(tmp_path))
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)["project"]
+    assert found["ok"] is True and found["foreign_keys"] == [] and found["datasets"] == 1
+
+
+def test_foreign_key_violation_is_reported_and_exits_1(tmp_path: Path) -> None:
+    location = imported_project(tmp_path)
+    connection = sqlite3.connect(location)
+    connection.execute("PRAGMA foreign_keys = OFF")
+    connection.execute("UPDATE records SET dataset_id = 999 WHERE seq = 7")
+    connection.commit()
+    connection.close()
+
+    result = doctor(location)
+    assert result.exit_code == 1
+    found = json.loads(result.output)["project"]
+    assert found["ok"] is False
+    assert any("records row" in line and "datasets" in line for line in found["foreign_keys"])
+    assert ".recover" in found["advice"]
+
+
+def test_damaged_pages_are_reported(tmp_path: Path) -> None:
+    location = imported_project(tmp_path)
+    connection = sqlite3.connect(location)
+    page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.close()
+    damaged = bytearray(location.read_bytes())  # no connection is open in this process
+    middle = (pages // 2) * page_size
+    damaged[middle : middle + page_size] = b"\x5a" * page_size
+    location.write_bytes(bytes(damaged))
+
+    result = runner.invoke(app, ["doctor", str(location)])
+    assert result.exit_code == 1
+    assert "FAILED" in result.output
+    assert "recover" in result.output
+
+
+def test_a_file_that_is_not_a_project(tmp_path: Path) -> None:
+    other = tmp_path / "notes.vscope"
+    other.write_text("not a database\n")
+    result = doctor(other)
+    assert result.exit_code == 1
+    assert "not a database" in json.loads(result.output)["project"]["problems"][0]
