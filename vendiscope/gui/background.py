@@ -63,6 +63,9 @@ class Loader(QObject):
         if ok:
             self.loaded.emit(value)
         else:
+            from vendiscope.gui import store_guard
+
+            store_guard.report(value, "reading the project")
             self.failed.emit(value, details)
 
     def _set_busy(self, busy: bool) -> None:

@@ -16,6 +16,7 @@ from vendiscope.core.models import DatasetInfo
 
 if TYPE_CHECKING:
     from vendiscope.core.project import Project
+    from vendiscope.core.store.health import StoreFailure
 
 
 class ProjectDocument(QObject):
@@ -24,10 +25,12 @@ class ProjectDocument(QObject):
     opened = Signal(str)
     closed = Signal()
     changed = Signal()
+    failed = Signal(str)  # why nothing more is written to this project
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._project: Project | None = None
+        self.failure: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -50,6 +53,7 @@ class ProjectDocument(QObject):
         project = Project.create(location) if create else Project.open(location)
         self.close()
         self._project = project
+        self.failure = None
         self.opened.emit(project.location)
         self.changed.emit()
 
@@ -60,13 +64,37 @@ class ProjectDocument(QObject):
         self.closed.emit()
         project.close()
 
+    def mark_failed(self, failure: StoreFailure, operation: str) -> None:
+        """The file failed in a way that writing more could make worse: write no more."""
+        if self.failure is None:
+            self.failure = (
+                f"Vendiscope stopped writing to {self.location} after it failed while "
+                f"{operation} ({failure.message}). Close the project and check it with "
+                f"`vendiscope doctor {self.location}`."
+            )
+            self.failed.emit(self.failure)
+
+    @property
+    def writable(self) -> bool:
+        return self._project is not None and self.failure is None
+
     def refresh(self) -> None:
         """Tell every view to re-read the project (after a job changed it)."""
         if self._project is not None:
             self.changed.emit()
 
     def datasets(self) -> list[DatasetInfo]:
-        return self._project.datasets() if self._project is not None else []
+        """The open project's datasets; none when there is no project or its file failed."""
+        if self._project is None:
+            return []
+        try:
+            return self._project.datasets()
+        except Exception as error:
+            from vendiscope.gui import store_guard
+
+            if not store_guard.report(error, "reading the project"):
+                raise
+            return []
 
     def dataset(self, name: str) -> DatasetInfo | None:
         return next((d for d in self.datasets() if d.name == name), None)

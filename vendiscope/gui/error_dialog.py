@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.core.errors import VendiscopeError
+from vendiscope.core.store.health import store_failure
 from vendiscope.gui.style import monospace_font
 
 
@@ -24,6 +25,9 @@ def describe_error(error: BaseException) -> str:
     """The message a user should read: our errors as they are, others with their type."""
     if isinstance(error, VendiscopeError):
         return str(error)
+    failure = store_failure(error)
+    if failure is not None:  # SQLite's words, not the SQL statement around them
+        return f"the project file failed: {failure.message}"
     text = str(error) or "(no message)"
     return f"{type(error).__name__}: {text}"
 
@@ -52,6 +56,7 @@ class ErrorDialog(QDialog):
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         heading = QLabel(f"<b>{_escape(title)}</b>")
         body = QLabel(message)
+        body.setTextFormat(Qt.TextFormat.PlainText)  # messages quote user data: never markup
         body.setWordWrap(True)
         body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         body.setObjectName("errorMessage")

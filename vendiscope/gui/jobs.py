@@ -141,6 +141,13 @@ class Job(QObject):
         self.changed.emit()
         self.finished.emit(self)
 
+    def _refuse(self, error: BaseException) -> None:
+        """Fail a queued job without starting it (the project no longer takes writes)."""
+        self.error = error
+        self.state = JobState.FAILED
+        self.changed.emit()
+        self.finished.emit(self)
+
     def _skip(self) -> None:
         """Finish a queued job that was cancelled before it started."""
         self.state = JobState.CANCELLED
@@ -159,6 +166,8 @@ class JobManager(QObject):
         super().__init__(parent)
         self.jobs: list[Job] = []
         self._running: Job | None = None
+        # Asked before each job starts: an error refuses it (e.g. the project file failed).
+        self.gate: Callable[[Job], BaseException | None] | None = None
 
     def submit(
         self,
@@ -229,6 +238,10 @@ class JobManager(QObject):
             return
         for job in self.jobs:
             if job.state != JobState.QUEUED:
+                continue
+            refusal = self.gate(job) if self.gate is not None else None
+            if refusal is not None:
+                job._refuse(refusal)
                 continue
             self._running = job
             job._start()

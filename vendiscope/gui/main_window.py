@@ -39,6 +39,7 @@ from vendiscope.gui.project_panel import ProjectPanel
 from vendiscope.gui.record_link import RecordLink
 from vendiscope.gui.settings import SETTINGS_VERSION, AppSettings
 from vendiscope.gui.start_page import StartPage
+from vendiscope.gui.store_guard import StoreGuard
 from vendiscope.gui.tabs import ViewTabs
 from vendiscope.gui.window_actions import WindowActions
 
@@ -65,6 +66,8 @@ class MainWindow(QMainWindow):
         self.settings = settings or AppSettings()
         self.document = ProjectDocument(self)
         self.jobs = JobManager(self)
+        self.store_guard = StoreGuard(self.document, self)
+        self.jobs.gate = self._refuse_when_failed
         self.files = FileCommands(self, demo_path)
         self.record_link = RecordLink(self)
         self.plugin_views = PluginViews(self)
@@ -125,6 +128,7 @@ class MainWindow(QMainWindow):
         self.document.closed.connect(self._project_state_changed)
         self.document.closed.connect(self.record_link.forget)
         self.document.changed.connect(self._project_changed)
+        self.document.failed.connect(self._project_failed)
         self.project_panel.dataset_selected.connect(lambda _d: self.pipeline.update_enabled())
         self.project_panel.node_activated.connect(self.activate_node)
         self.project_panel.context_actions = self.node_actions
@@ -153,6 +157,20 @@ class MainWindow(QMainWindow):
         self.actions_.update_enabled(is_open)
         self.pipeline.update_enabled()
         self._update_central()
+
+    def _project_failed(self, why: str) -> None:
+        self.project_label.setText(f"{self.document.location} — not written (the file failed)")
+        self.project_label.setToolTip(why)
+        self.pipeline.update_enabled()
+
+    def _refuse_when_failed(self, job: Job) -> BaseException | None:
+        """The job manager's gate: no job touches a project whose file failed."""
+        if job.kind == "demo" or self.document.failure is None:
+            return None
+        from vendiscope.core.errors import ProjectError
+
+        job.setProperty("refused", True)
+        return ProjectError(self.document.failure)
 
     def _project_changed(self) -> None:
         names = {d.name for d in self.document.datasets()}
@@ -276,12 +294,20 @@ class MainWindow(QMainWindow):
 
     def _job_finished(self, job: Job) -> None:
         self._update_jobs_label()
+        # A failed store is reported for the job that met it, before the views re-read.
+        store_failed = (
+            job.state == JobState.FAILED
+            and not job.property("refused")
+            and self.store_guard.report(job.error or job.error_details, f"running “{job.title}”")
+        )
         if self.document.is_open:
             self.document.refresh()
         if job.state == JobState.DONE and job.result is not None:
             self.statusBar().showMessage(getattr(job.result, "message", "Done"), 10_000)
         elif job.state == JobState.CANCELLED:
             self.statusBar().showMessage(f"{job.title}: cancelled", 10_000)
+        elif store_failed:
+            job.setProperty("error_shown", True)  # the store dialog said it all
         elif job.state == JobState.FAILED:
             QTimer.singleShot(0, lambda: self._report_failure(job))
 

@@ -98,7 +98,7 @@ class PipelineActions(QObject):
         self.update_enabled()
 
     def update_enabled(self) -> None:
-        enabled = self.document.is_open and self.current_dataset() is not None
+        enabled = self.document.writable and self.current_dataset() is not None
         for action in self.actions.values():
             action.setEnabled(enabled)
 

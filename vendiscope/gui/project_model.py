@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
+from vendiscope.gui import store_guard
 from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.icons import icon
 from vendiscope.gui.project_nodes import Node, project_nodes
@@ -39,9 +40,26 @@ class ProjectTreeModel(QStandardItemModel):
         self.clear_nodes()
         if self.document.is_open:
             root = self.invisibleRootItem()
-            for node in project_nodes(self.document.project):
+            for node in self._nodes():
                 root.appendRow(self._row(node, ""))
         self.rebuilt.emit()
+
+    def _nodes(self) -> list[Node]:
+        """The tree, or one row saying why it cannot be read (never a blank panel)."""
+        try:
+            return project_nodes(self.document.project)
+        except Exception as error:
+            if not store_guard.report(error, "showing the project panel"):
+                raise
+            return [
+                Node(
+                    "failure",
+                    "failure",
+                    "The project file could not be read",
+                    "see the message",
+                    f"{self.document.location}: {error}",
+                )
+            ]
 
     def _row(self, node: Node, parent_key: str) -> list[QStandardItem]:
         key = f"{parent_key}/{node.key}"

@@ -57,3 +57,64 @@ def check_project_file(path: str | Path) -> StoreHealth:
     finally:
         connection.close()
     return StoreHealth(location, integrity, foreign_keys[:MAX_PROBLEMS])
+
+
+# SQLite's words for a failure of the file itself, lower-cased, and what kind it is.
+_FAILURE_WORDS = (
+    ("database disk image is malformed", "damaged"),
+    ("file is not a database", "damaged"),
+    ("disk i/o error", "unreadable"),
+    ("unable to open database file", "unreadable"),
+    ("database or disk is full", "full"),
+    ("attempt to write a readonly database", "read-only"),
+    ("database is locked", "busy"),
+    ("database table is locked", "busy"),
+)
+
+WHAT_TO_DO = {
+    "damaged": (
+        "Vendiscope has stopped writing to this project so that nothing more is lost. "
+        "Close the project, keep a copy of the file (and its -wal file, if there is one), "
+        "and check it with `vendiscope doctor {location}`."
+    ),
+    "unreadable": (
+        "Vendiscope has stopped writing to this project. Check that the disk or network "
+        "share holding it is still there, close the project, and check it with "
+        "`vendiscope doctor {location}`."
+    ),
+    "full": "The disk holding the project is full; the project is unchanged. Free some "
+    "space, then run the operation again.",
+    "read-only": "The project file or its folder is read-only; the project is unchanged. "
+    "Make it writable, or copy it somewhere writable and open the copy.",
+    "busy": "Another program held the project for more than 30 seconds (a long import, "
+    "perhaps); nothing was changed. Wait for it to finish, then try again.",
+}
+
+
+@dataclass(frozen=True)
+class StoreFailure:
+    """A failure of the project file (not of the operation's input): its kind and words."""
+
+    kind: str  # damaged | unreadable | full | read-only | busy
+    message: str
+
+    @property
+    def stops_writing(self) -> bool:
+        """Whether writing more could lose data: the file is damaged or has gone away."""
+        return self.kind in ("damaged", "unreadable")
+
+    def advice(self, location: str) -> str:
+        return WHAT_TO_DO[self.kind].format(location=location)
+
+
+def store_failure(error: BaseException | None) -> StoreFailure | None:
+    """The store failure behind ``error`` (through causes and wrapped driver errors), if any."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        text = str(getattr(error, "orig", None) or error)
+        for words, kind in _FAILURE_WORDS:
+            if words in text.lower():
+                return StoreFailure(kind, text.strip().splitlines()[0])
+        error = error.__cause__ or error.__context__
+    return None
