@@ -22,7 +22,10 @@ $(STAMP): pyproject.toml Makefile
 
 install: $(STAMP)
 
+# Qt's xcb plugin needs system X11 libraries: as root on Debian/Ubuntu the missing ones are
+# apt-get installed; otherwise the one command to install them is printed and make stops.
 run: $(STAMP)
+	@$(VENV)/bin/python -m vendiscope.gui.system_libs --install --then 'run `make run` again'
 	$(VENV)/bin/python main.py
 
 lint: $(STAMP)

@@ -18,6 +18,7 @@ from PySide6.QtCore import QEvent, QObject, QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from vendiscope import __version__
+from vendiscope.gui import store_guard, system_libs
 from vendiscope.gui.icons import app_icon
 from vendiscope.gui.main_window import MainWindow
 from vendiscope.gui.settings import APPLICATION, ORGANIZATION, AppSettings
@@ -103,6 +104,10 @@ def has_display() -> bool:
 
 def run(project: str | None = None, *, demo: bool = False, theme: str | None = None) -> int:
     """Show the window and run the event loop; returns the exit status."""
+    problem = system_libs.launch_problem()  # Qt would abort with a misleading message
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     if not has_display():
         print(
             "vendiscope: no display found, so the desktop app cannot open (set DISPLAY, or "
@@ -112,6 +117,7 @@ def run(project: str | None = None, *, demo: bool = False, theme: str | None = N
         )
         return 2
     app = create_app(theme=theme)
+    store_guard.install_excepthook()
     window = create_window(project, demo=demo)
     window.show()
     status = app.exec()
