@@ -29,11 +29,25 @@ class Preview:
     bad_rows: list[BadRow]
 
 
+def refuse_project_input(path: Path, project: str | Path | None = None) -> None:
+    """Never read a project's own files as data: not even to look (see core/store/files.py)."""
+    from vendiscope.core.store.files import belongs_to, looks_like_project_file
+
+    owner = belongs_to(path, [project] if project is not None else [])
+    if owner is not None or (path.is_file() and looks_like_project_file(path)):
+        raise InputError(
+            "is a Vendiscope project file (or one of its SQLite files), not data to import; "
+            "to copy datasets between projects, export them and import the export",
+            Location(path),
+        )
+
+
 def choose_importer(
     path: Path, format: str | None, params: dict[str, Any] | None, registry: PluginRegistry
 ) -> tuple[str, Importer]:
     if not path.exists():
         raise InputError("no such file or folder", Location(path))
+    refuse_project_input(path)
     name = format or registry.importer_for(path).name
     return name, registry.create("importer", name, **(params or {}))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from vendiscope.core.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.core.store.files import looks_like_project_file
 from vendiscope.plugins.importers._common import (
     canonical_encoding,
     check_folder,
@@ -65,6 +66,7 @@ class TxtFolderImporter(Importer):
             relative
             for relative in (f.relative_to(path) for f in found if f.is_file())
             if not any(part.startswith(".") for part in relative.parts)
+            and not looks_like_project_file(relative)  # a project is never read as text
         )
         if not files:
             where = "in this folder or its sub-folders" if self.recursive else "in this folder"

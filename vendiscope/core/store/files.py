@@ -1,0 +1,66 @@
+"""A project's files on disk: which paths belong to it, and copying it safely.
+
+A project is its ``*.vscope`` file plus SQLite's ``-wal``, ``-shm`` and ``-journal``
+files beside it. No code may read or write these outside SQLite while this process may
+hold a connection to the project: closing any descriptor of a file drops every POSIX lock
+the process holds on it, and another process then deletes the WAL under the open
+connection. Inputs and outputs of every command are checked against them here.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from vendiscope.core.store.engine import PROJECT_SUFFIX, is_url
+
+SIDECAR_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+def project_files(location: str | Path) -> list[Path]:
+    """The project file and the SQLite files that belong with it (existing or not)."""
+    path = Path(location)
+    return [path, *(path.with_name(path.name + suffix) for suffix in SIDECAR_SUFFIXES)]
+
+
+def looks_like_project_file(path: str | Path) -> bool:
+    """Named like a project or one of its SQLite files (decided without opening it)."""
+    name = Path(path).name
+    return name.endswith(PROJECT_SUFFIX) or any(
+        name.endswith(PROJECT_SUFFIX + suffix) for suffix in SIDECAR_SUFFIXES
+    )
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (hard links and symbolic links included)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def belongs_to(path: str | Path, locations: Iterable[str | Path]) -> Path | None:
+    """The project among ``locations`` that ``path`` is a file of, if any."""
+    for location in locations:
+        if location is None or is_url(location):
+            continue
+        if any(same_file(Path(path), member) for member in project_files(location)):
+            return Path(location)
+    return None
+
+
+def copy_project(source: str | Path, target: str | Path) -> Path:
+    """Copy a project consistently through SQLite's backup API (safe while it is open)."""
+    target = Path(target)
+    reader = sqlite3.connect(f"{Path(source).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        writer = sqlite3.connect(target)
+        try:
+            reader.backup(writer)
+        finally:
+            writer.close()
+    finally:
+        reader.close()
+    return target
