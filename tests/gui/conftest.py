@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from tests.conftest import write_jsonl
+from vendiscope.core.store.files import copy_project
 
 ARTIFACTS = Path(__file__).with_name("artifacts")
 
@@ -40,7 +40,7 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def demo_project(demo_template: Path, tmp_path: Path) -> Path:
     """A fresh copy of the demo project (1,245 records, 6 sources)."""
-    return Path(shutil.copy(demo_template, tmp_path / "demo.vscope"))
+    return copy_project(demo_template, tmp_path / "demo.vscope")
 
 
 def tiny_rows(n: int, *, start: int = 0) -> list[dict[str, Any]]:
@@ -179,4 +179,4 @@ def analysed_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def analysed_project(analysed_template: Path, tmp_path: Path) -> Path:
     """A fresh copy of the analysed project (dataset ``demo``)."""
-    return Path(shutil.copy(analysed_template, tmp_path / "analysed.vscope"))
+    return copy_project(analysed_template, tmp_path / "analysed.vscope")
