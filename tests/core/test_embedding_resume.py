@@ -1,4 +1,5 @@
-"""A process killed while embedding resumes to exactly the matrix of an uninterrupted run."""
+"""A process killed while embedding resumes to the matrix of an uninterrupted run: the chunks
+it committed are kept byte for byte, the rest are embedded as an uninterrupted run embeds them."""
 
 from __future__ import annotations
 
@@ -61,6 +62,7 @@ def test_killed_embedding_resumes_to_the_same_matrix(tmp_path: Path) -> None:
     with Project.open(interrupted) as project:
         (partial,) = vectors.list_sets(project, "demo")
         assert partial.status == "running" and partial.committed_rows == 128
+        committed = vectors.read_rows(project, partial, list(range(128)))  # the child's chunks
         resumed = embed_dataset(project, "demo", chunk_rows=64)
         assert resumed.resumed_from == 128
         first = vectors.load(project, "demo", resumed.vector_set.name)
@@ -68,6 +70,13 @@ def test_killed_embedding_resumes_to_the_same_matrix(tmp_path: Path) -> None:
         whole = embed_dataset(project, "demo", chunk_rows=64)
         second = vectors.load(project, "demo", whole.vector_set.name)
     assert first.shape == (300, 384)
-    assert np.array_equal(first, second)
+    # the resume keeps the committed chunks as stored: exact
+    assert np.array_equal(first[:128], committed)
+    # rows 0-127 of the two runs were embedded in different processes (the killed child, this
+    # one): the same 64-row batches, but float32 torch kernels are not promised to give the
+    # same bits across processes, thread counts or CPUs (a different batch composition moves
+    # MiniLM rows by ~7e-8 on AVX2); a real resume bug (a chunk missing, shifted or written
+    # over) moves unit rows by far more than 1e-6
+    np.testing.assert_allclose(first, second, rtol=0, atol=1e-6)
     assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
     assert orjson.loads(lines[0])["id"] == "demo-00001"

@@ -394,16 +394,13 @@ def test_renderer_draws_every_kind_and_hostile_text_literally() -> None:
         render_chart(charts[2], "gif")
 
 
-def test_many_points_and_categories_are_rasterised_and_quick() -> None:
-    import time
-
+def test_many_points_and_categories_are_rasterised() -> None:
+    # how long this takes depends on the machine: timed in tests/benchmarks/bench_render.py
     rng = np.random.default_rng(1)
     n = 50_000
     chart = chart_of("scatter", x=rng.normal(size=n).tolist(), y=rng.normal(size=n).tolist(),
                      category=[f"cluster {i % 5000}" for i in range(n)])  # fmt: skip
-    started = time.perf_counter()
     svg = render_chart(chart, "svg")
-    assert time.perf_counter() - started < 20
     assert b"<image" in svg and len(svg) < 2_000_000  # points embedded as one image
 
 

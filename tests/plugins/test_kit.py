@@ -17,8 +17,11 @@ from vendiscope.api import (
     Range,
     Selection,
     Selector,
+    StreamingSelector,
+    VectorSource,
     View,
 )
+from vendiscope.core.jobs import CancelToken, NullProgress
 from vendiscope.plugins.exporters.jsonl import JsonlExporter
 from vendiscope.plugins.importers.jsonl import JsonlImporter
 from vendiscope.testing import (
@@ -168,9 +171,50 @@ class Unseeded(FirstK):
         return Selection(np.random.default_rng().permutation(len(vectors))[:k])
 
 
+class LongestRows(StreamingSelector):
+    """The k longest rows. Read in chunks it breaks ties the other way, as rounding in other
+    chunks may: equal rows trade places."""
+
+    def select(self, vectors, k, *, quality=None, progress, cancel):
+        cancel.raise_if_cancelled()
+        if not 0 <= k <= len(vectors):
+            raise ValueError(f"k must be between 0 and {len(vectors)}; got {k}")
+        lengths = np.linalg.norm(np.asarray(vectors, dtype=np.float64), axis=1)
+        return Selection(np.argsort(-lengths, kind="stable")[:k])
+
+    def select_streamed(self, source, k, *, quality=None, progress, cancel):
+        cancel.raise_if_cancelled()
+        lengths = np.concatenate(
+            [np.linalg.norm(np.asarray(c, dtype=np.float64), axis=1) for _, c in source.chunks()]
+        )
+        higher_first = np.argsort(-lengths[::-1], kind="stable")  # ties: the higher index first
+        return Selection(len(lengths) - 1 - higher_first[:k])
+
+
+class StreamsOtherRows(LongestRows):
+    def select_streamed(self, source, k, *, quality=None, progress, cancel):
+        cancel.raise_if_cancelled()
+        return Selection(np.arange(k))
+
+
 @parametrize_with_checks("selector", FirstK)
 def test_a_correct_selector_passes(check) -> None:
     check()
+
+
+def test_a_streaming_selector_may_trade_equal_rows_only() -> None:
+    rows = np.random.default_rng(0).normal(size=(24, 8)).astype(np.float32)
+    rows[[3, 17, 20]] = 5.0  # three equal rows, the longest
+    source = VectorSource(n=24, dim=8, dtype="float32", chunks=lambda: iter([(0, rows)]),
+                          rows=lambda positions: rows[list(positions)])  # fmt: skip
+    job = {"progress": NullProgress(), "cancel": CancelToken()}
+    in_memory = LongestRows().select(rows, 5, **job).indices
+    streamed = LongestRows().select_streamed(source, 5, **job).indices
+    assert in_memory[:3].tolist() == [3, 17, 20] and streamed[:3].tolist() == [20, 17, 3]
+    check_contribution("selector", LongestRows, vectors=rows)  # the same rows: passes
+    check_contribution("selector", LongestRows)  # no ties in the sample rows
+    with pytest.raises(AssertionError, match=r"- check_selector_streamed: .*select_streamed"):
+        check_contribution("selector", StreamsOtherRows)
 
 
 @pytest.mark.parametrize(

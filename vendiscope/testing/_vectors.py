@@ -195,7 +195,13 @@ def check_selector_deterministic(subject: Subject) -> None:
 
 
 def check_selector_streamed(subject: Subject) -> None:
-    """A StreamingSelector picks from a chunked source what select() picks."""
+    """A StreamingSelector picks from a chunked source what select() picks.
+
+    The two compute in other chunks, so a score can differ in its last bits (BLAS sums in
+    another order, differently on each CPU), and a tie between rows that are equal (within
+    ``rtol``/``atol``) may be broken either way. So where the picks differ, the rows picked
+    must be equal; any other difference fails.
+    """
     import numpy as np
 
     from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
@@ -216,9 +222,16 @@ def check_selector_streamed(subject: Subject) -> None:
     expected = np.asarray(_select(subject, vectors, k).indices)
     streamed = instance.select_streamed(source, k, progress=NullProgress(), cancel=CancelToken())
     got = np.asarray(streamed.indices)
-    assert np.array_equal(expected, got), (
+    if np.array_equal(expected, got):
+        return
+    comparable = (
+        got.shape == expected.shape
+        and got.dtype.kind in "iu"
+        and bool(((got >= 0) & (got < len(vectors))).all())
+    )
+    assert comparable and _close(subject, vectors[expected], vectors[got]), (
         f"{subject.name}: select() chose {expected.tolist()} but select_streamed() chose "
-        f"{got.tolist()} from the same rows in chunks"
+        f"{got.tolist()} from the same rows in chunks (only equal rows may trade places)"
     )
 
 
