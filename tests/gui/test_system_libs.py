@@ -12,12 +12,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from vendiscope.gui import system_libs
 from vendiscope.gui.system_libs import (
     PACKAGES,
     Report,
@@ -262,10 +260,10 @@ def test_the_app_prints_the_problem_instead_of_qts_abort(broken_pyside: Path) ->
     assert "qt.qpa.plugin" not in launched.stderr  # Qt never got to try the plugin
 
 
-# --- nothing missing: silent and quick --------------------------------------------------
+# --- nothing missing: silent (its cost is measured by hand: docs/install.md) -------------
 
 
-def test_nothing_is_printed_and_it_is_quick_when_all_is_present(plugin: Path) -> None:
+def test_nothing_is_printed_when_all_is_present(plugin: Path) -> None:
     libxcb = resolved(ldd(plugin))["libxcb.so.1"]  # a real library whose needs are all met
     assert parse_ldd(ldd(libxcb)) == []
     assert check([libxcb], environ=XCB) is None
@@ -273,13 +271,7 @@ def test_nothing_is_printed_and_it_is_quick_when_all_is_present(plugin: Path) ->
     if check(environ=XCB) is None:  # this machine has everything: the real default too
         runs.append([sys.executable, "-m", "vendiscope.gui.system_libs"])
     for command in runs:
-        start = time.perf_counter()
         done = subprocess.run(
             command, capture_output=True, text=True, env=env(QT_QPA_PLATFORM="xcb")
         )
-        elapsed = time.perf_counter() - start
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-        assert elapsed < 1.0, elapsed
-    start = time.perf_counter()
-    system_libs.check(environ=XCB)
-    assert time.perf_counter() - start < 0.5
