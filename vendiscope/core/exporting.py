@@ -14,7 +14,7 @@ import orjson
 from sqlalchemy.exc import DatabaseError
 
 from vendiscope import __version__
-from vendiscope.core.atomic import atomic_path, check_destination
+from vendiscope.core.atomic import atomic_paths, check_destination
 from vendiscope.core.errors import ExportError
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.models import DatasetInfo, RunInfo
@@ -77,8 +77,9 @@ def export_dataset(
 ) -> ExportResult:
     """Write ``dataset`` (or its ``subset``) to ``destination`` and a manifest beside it.
 
-    Nothing is overwritten unless ``force``; the file (or folder) and its manifest each
-    appear whole or not at all.
+    Nothing is overwritten unless ``force`` (and never a folder, a project or anything but
+    a regular file, see :mod:`vendiscope.core.atomic`); the file (or folder) and its
+    manifest appear together, whole, or not at all.
     """
     started = time.perf_counter()
     destination = Path(destination)
@@ -90,8 +91,13 @@ def export_dataset(
     total = subset_info.size if subset_info is not None else info.row_count
     name = choose_exporter(destination, format, registry)
     exporter = registry.create("exporter", name, **(exporter_params or {}))
-    check_destination(destination, force=force)
     manifest = manifest_path(destination)
+    check_destination(
+        destination,
+        force=force,
+        directory=exporter.is_directory,
+        replaceable_folder=_is_previous_export(destination, manifest),
+    )
     check_destination(manifest, force=force)
 
     hashes: list[str] = []
@@ -105,20 +111,20 @@ def export_dataset(
             yield record.original()
 
     progress.start(f"Exporting {dataset} to {destination.name}", total=total, unit="rows")
-    with atomic_path(destination, directory=exporter.is_directory) as temporary:
+    with atomic_paths((destination, exporter.is_directory), (manifest, False)) as temporaries:
+        data, manifest_file = temporaries
         with registry.running("exporter", name, "write", passthrough=(DatabaseError,)):
-            written = exporter.write(rows(), temporary, schema=info.source_schema)
+            written = exporter.write(rows(), data, schema=info.source_schema)
         cancel.raise_if_cancelled()
         if written != len(hashes):
             raise ExportError(f"exporter '{name}' wrote {written} of {len(hashes)} rows")
-        file_digest = None if exporter.is_directory else _sha256(temporary)
-    progress.update(written)
-    selection = project.run(subset_info.run_id) if subset_info and subset_info.run_id else None
-    document = _manifest(
-        project, info, subset, selection, name, destination, written, hashes, file_digest
-    )
-    with atomic_path(manifest) as temporary:
-        temporary.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+        file_digest = None if exporter.is_directory else _sha256(data)
+        progress.update(written)
+        selection = project.run(subset_info.run_id) if subset_info and subset_info.run_id else None
+        document = _manifest(
+            project, info, subset, selection, name, destination, written, hashes, file_digest
+        )
+        manifest_file.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
     seconds = time.perf_counter() - started
     _record_run(project, info, subset, name, destination, written, seconds)
     progress.finish()
@@ -174,6 +180,17 @@ def _manifest(
             "per_row": hashes,
         },
     }
+
+
+def _is_previous_export(destination: Path, manifest: Path) -> bool:
+    """Whether ``destination`` is a folder that an earlier export wrote (its manifest says so)."""
+    if not destination.is_dir() or not manifest.is_file():
+        return False
+    try:
+        document = orjson.loads(manifest.read_bytes())
+        return document["export"]["destination"] == destination.name
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return False
 
 
 def _sha256(path: Path) -> str:

@@ -17,7 +17,7 @@ import orjson
 from sqlalchemy import Connection, update
 
 from vendiscope.core import rawjson
-from vendiscope.core.atomic import atomic_path
+from vendiscope.core.atomic import atomic_path, check_destination
 from vendiscope.core.errors import InputError, Location, ProjectError
 from vendiscope.core.fields import FieldMapping, MappingError
 from vendiscope.core.hashing import Fingerprint, hash_content
@@ -103,8 +103,13 @@ def import_dataset(
     rows = registry.guard_iter("importer", importer_name, importer.read(path))
     stream = SourceStream(rows, path, info.unit)
     mapping = resolve_mapping(stream, mapping, overrides, path)
-    if skip_bad and bad_report is None:
-        bad_report = path.with_name(f"{path.name}.bad-rows.jsonl")
+    if skip_bad or bad_report is not None:
+        # Our own report from an earlier run may be replaced; a path the user gave may not.
+        chosen = bad_report is not None
+        bad_report = Path(bad_report) if chosen else path.with_name(f"{path.name}.bad-rows.jsonl")
+        check_destination(
+            bad_report, force=not chosen, inputs=[path], overwrite_hint="choose another path"
+        )
 
     progress.start(f"Importing {path.name}", total=info.total, unit=info.progress_unit)
     skipped: list[BadRow] = []

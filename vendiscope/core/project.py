@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.models import DatasetInfo, RecordRow, RunInfo, SubsetInfo
-from vendiscope.core.store import migrate
+from vendiscope.core.store import files, migrate
 from vendiscope.core.store.engine import (
     PROJECT_SUFFIX,
     check_sqlite_file,
@@ -52,6 +52,8 @@ class Project:
         self.location = location
         self.migration_backup = backup
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._closed = False
+        files.opened(location)
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
@@ -103,6 +105,9 @@ class Project:
         return cls(engine, str(location), backup)
 
     def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            files.closed(self.location)
         self.engine.dispose()
 
     def __enter__(self) -> Project:

@@ -8,6 +8,7 @@ conformance kit (:mod:`vendiscope.testing`) and a README. The templates live in
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from importlib.resources import files
@@ -15,6 +16,7 @@ from pathlib import Path
 from string import Template
 
 from vendiscope import __version__
+from vendiscope.core.atomic import atomic_path, check_destination
 from vendiscope.core.errors import PluginError
 from vendiscope.core.plugins.manifest import API_VERSION
 
@@ -117,12 +119,16 @@ def scaffold_plugin(
         Path("tests") / f"test_{names['package']}.py": f"test_{kind}.py.tmpl",
     }
     templates = files("vendiscope.resources").joinpath("plugin_template")
+    for relative in plan:  # every refusal before the first file is written
+        if os.path.lexists(folder / relative):
+            check_destination(folder / relative, force=force)
     written = []
     for relative, template in plan.items():
         text = Template(templates.joinpath(template).read_text(encoding="utf-8"))
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text.substitute(values), encoding="utf-8")
+        with atomic_path(target) as temporary:
+            temporary.write_text(text.substitute(values), encoding="utf-8")
         written.append(target)
     return Scaffold(
         folder, tuple(written), names["dist"], names["package"], names["plugin"], names["cls"], kind

@@ -64,3 +64,25 @@ def copy_project(source: str | Path, target: str | Path) -> Path:
     finally:
         reader.close()
     return target
+
+
+_open_projects: dict[str, int] = {}
+
+
+def opened(location: str | Path) -> None:
+    """Note that this process holds a connection to ``location`` (see :func:`open_projects`)."""
+    key = str(location)
+    _open_projects[key] = _open_projects.get(key, 0) + 1
+
+
+def closed(location: str | Path) -> None:
+    key = str(location)
+    if _open_projects.get(key, 0) <= 1:
+        _open_projects.pop(key, None)
+    else:
+        _open_projects[key] -= 1
+
+
+def open_projects() -> list[str]:
+    """The projects this process has open: no writer may touch their files."""
+    return list(_open_projects)
