@@ -1,0 +1,5 @@
+"""``python -m vendiscope.cli``: the same as the ``vendiscope`` script."""
+
+from vendiscope.cli import main
+
+main()
