@@ -139,3 +139,14 @@ def test_neighbors_of_a_batch_of_vectors(project: Path, tmp_path: Path) -> None:
     wrong_dim = tmp_path / "wide.npy"
     np.save(wrong_dim, np.zeros((2, 8), np.float32))
     assert run("neighbors", project, "qa", "--queries", wrong_dim, ok=False).exit_code == 1
+
+
+def test_queries_with_nan_are_refused_naming_the_rows(project: Path, tmp_path: Path) -> None:
+    queries = planted(dim=32)[:4].copy()
+    queries[2, 7] = np.nan
+    path = tmp_path / "nan.npy"
+    np.save(path, queries)
+    refused = run("neighbors", project, "qa", "--queries", path, ok=False)
+    assert refused.exit_code == 1
+    assert "1 query hold NaN or infinity (rows 2)" in refused.output
+    assert "NaN," not in refused.output  # never bare NaN, which is not JSON

@@ -315,6 +315,16 @@ def _batch_neighbors(opened: Any, dataset: str, vector_set: str, queries: Path, 
         raise InputError(f"not a readable .npy matrix ({exc})", Location(queries)) from None
     if matrix.ndim != 2:
         raise InputError(f"expected a 2-D matrix, got shape {matrix.shape}", Location(queries))
+    if not np.issubdtype(matrix.dtype, np.number):
+        raise InputError(f"expected numbers, got {matrix.dtype}", Location(queries))
+    unfit = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
+    if unfit.size:
+        rows = ", ".join(str(r) for r in unfit[:5]) + (" …" if unfit.size > 5 else "")
+        raise InputError(
+            f"{unfit.size} quer{'y' if unfit.size == 1 else 'ies'} hold NaN or infinity "
+            f"(rows {rows}); every query must be finite",
+            Location(queries),
+        )
     found = neighbors_of_vectors(opened, dataset, vector_set, matrix, k)
     print_json(
         {

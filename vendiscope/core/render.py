@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.charts import DEFAULT_BINS, validate_chart
+from vendiscope.core.text import printable_tree
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -107,6 +108,7 @@ def render_chart(
         if isinstance(value, bool) or not isinstance(value, int) or not 16 <= value <= 20_000:
             raise ValueError(f"{name} must be a whole number of pixels from 16; got {value!r}")
     validate_chart(chart)
+    chart = printable_tree(chart)  # labels from data: no control characters in the image or SVG
     import matplotlib
 
     buffer = io.BytesIO()
