@@ -55,7 +55,7 @@ class ProjectTreeModel(QStandardItemModel):
                 Node(
                     "failure",
                     "failure",
-                    "The project file could not be read",
+                    "File unreadable",
                     "see the message",
                     f"{self.document.location}: {error}",
                 )
