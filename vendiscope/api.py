@@ -32,8 +32,9 @@ Errors a plugin raises
     plugin that cannot work (a missing model, say). ``Cancelled`` comes from
     ``cancel.raise_if_cancelled()``. :class:`VendiscopeError` is their common base.
 Parameters (for forms and ``--param``)
-    :class:`Range`, :class:`Choices`, :class:`ParamSpec`, :class:`ParamError`,
-    :func:`describe_params`, :func:`coerce_params`.
+    :class:`Range`, :class:`Choices`, :class:`FromProject` (a value naming a subset or
+    vector set of the project: forms offer the existing ones), :class:`ParamSpec`,
+    :class:`ParamError`, :func:`describe_params`, :func:`coerce_params`.
 Chart descriptions (what a :class:`View` returns)
     :class:`Chart` and its series types, :data:`CHART_KINDS`, :func:`validate_chart`.
 """
@@ -84,6 +85,7 @@ from vendiscope.core.plugins.interfaces import (
 from vendiscope.core.plugins.manifest import API_VERSION, KINDS, Contribution, PluginManifest
 from vendiscope.core.plugins.params import (
     Choices,
+    FromProject,
     ParamError,
     ParamSpec,
     Range,
@@ -107,6 +109,7 @@ __all__ = [
     "ExportError",
     "Exporter",
     "Featurizer",
+    "FromProject",
     "HeatmapSeries",
     "HistogramSeries",
     "Importer",

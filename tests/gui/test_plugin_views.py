@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from tests.gui.conftest import ANALYSED, open_project, screenshot
+from vendiscope.api import FromProject, Range
 from vendiscope.gui.main_window import MainWindow
 from vendiscope.gui.param_form import ParamDialog
 from vendiscope.gui.plugin_views import ChartTab
@@ -160,3 +162,302 @@ def test_a_broken_view_shows_a_readable_error_not_a_crash(
 
     working = show(qtbot, window, "spectrum")  # the window carries on
     assert working.chart is not None and working.error is None
+
+
+# --------------------------------------------------------------------------- the forms
+def answer_dialog(qtbot, inspect, *, accept: bool = False) -> list:
+    """Run ``inspect(dialog)`` on the next ParamDialog, then close it (reject unless told)."""
+    seen: list = []
+
+    def poll() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, ParamDialog):
+            QTimer.singleShot(20, poll)
+            return
+        QApplication.processEvents()
+        try:
+            seen.append(inspect(dialog))
+        except BaseException as exc:  # reported by the test, not lost in the event loop
+            seen.append(exc)
+        (dialog.accept if accept else dialog.reject)()
+
+    QTimer.singleShot(20, poll)
+    return seen
+
+
+def form_texts(dialog: ParamDialog) -> list[str]:
+    """Everything a user reads in the form: labels, help, tooltips, list entries."""
+    from PySide6.QtWidgets import QComboBox, QLabel
+
+    texts = [label.text() for label in dialog.findChildren(QLabel)]
+    texts += [widget.toolTip() for widget in dialog.findChildren(QWidget)]
+    for combo in dialog.findChildren(QComboBox):
+        texts += [combo.itemText(i) for i in range(combo.count())]
+    return [t for t in texts if t]
+
+
+def assert_plain(dialog: ParamDialog) -> None:
+    """No parameter names, command-line flags or Python expressions in the form."""
+    specs = dialog.form.specs
+    names = [s.name for s in specs if "_" in s.name]
+    for text in form_texts(dialog):
+        for word in ("data[", "--", "``", "==", "(--", "show=", "color_by"):
+            assert word not in text, (word, text)
+        for name in names:  # e.g. max_items, target_vector_set
+            assert name not in text, (name, text)
+
+
+def add_dataset(path: Path, name: str = "bench", n: int = 30) -> None:
+    """A second dataset (the target a coverage view compares with)."""
+    from tests.conftest import write_jsonl
+    from tests.gui.conftest import tiny_rows
+    from vendiscope.core.importing import import_dataset
+    from vendiscope.core.project import Project
+
+    data = write_jsonl(path.with_name(f"{name}.jsonl"), tiny_rows(n))
+    with Project.open(path) as project:
+        import_dataset(project, data, name=name)
+
+
+def combo_items(combo) -> list[tuple[str, object]]:
+    return [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+
+
+def test_view_forms_offer_the_project_s_subsets_and_vector_sets(
+    qtbot, window: MainWindow, analysed_project: Path
+) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    from vendiscope.core.project import Project
+    from vendiscope.core.store import vectors
+
+    with Project.open(analysed_project) as project:
+        subsets = [s.name for s in project.subsets(ANALYSED)]
+        sets = {s.name: s.kind for s in vectors.complete_sets(project, ANALYSED)}
+    assert subsets and "score" in sets.values() and "projection" in sets.values()
+    add_dataset(analysed_project)  # a second dataset: still no target for the map
+    open_project(qtbot, window, analysed_project)
+
+    def inspect(dialog: ParamDialog) -> dict:
+        assert dialog.findChild(QComboBox, "targetDataset") is None  # the map compares nothing
+        fields = dialog.form.fields
+        found = {}
+        for name in ("subset", "score", "projection"):
+            combo = fields[name]
+            assert isinstance(combo, QComboBox) and not combo.isEditable(), name
+            found[name] = combo_items(combo)
+        for name, spec in ((s.name, s) for s in dialog.form.specs):
+            assert dialog.form.helps[name].text() == spec.help.replace("``", ""), name
+            assert dialog.form.helps[name].isVisible()
+        assert_plain(dialog)
+        dialog.form.set_value("color_by", "subset")
+        dialog.form.set_value("subset", subsets[0])
+        screenshot(dialog, "view-form-map")
+        return found
+
+    seen = answer_dialog(qtbot, inspect, accept=True)
+    tab = window.plugin_views.open("map", ANALYSED)
+    assert seen and not isinstance(seen[0], BaseException), seen
+    found = seen[0]
+    assert found["subset"][0] == ("(the latest selection's subset)", None)
+    assert [v for _t, v in found["subset"][1:]] == subsets
+    assert [v for _t, v in found["score"][1:]] == [n for n, k in sets.items() if k == "score"]
+    assert [v for _t, v in found["projection"][1:]] == [
+        n for n, k in sets.items() if k == "projection"
+    ]
+    assert all(str(v) in t for t, v in found["subset"][1:])  # "name  (60 records)"
+    assert tab is not None and tab.params == {"color_by": "subset", "subset": subsets[0]}
+    qtbot.waitUntil(lambda: tab.chart is not None, timeout=20_000)
+    assert set(tab.chart["series"][0]["category"]) == {subsets[0], "(not in subset)"}
+    assert "Subset: " + subsets[0] in tab.subtitle.text()
+    assert "color_by" not in tab.subtitle.text()
+
+
+def test_the_coverage_form_asks_for_a_target_and_lists_each_dataset_s_sets(
+    qtbot, window: MainWindow, analysed_project: Path
+) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    add_dataset(analysed_project)
+    open_project(qtbot, window, analysed_project)
+
+    def inspect(dialog: ParamDialog) -> dict:
+        target = dialog.findChild(QComboBox, "targetDataset")
+        assert target is not None and target.isEnabled()
+        assert target.currentData() == "bench"  # the only other dataset is chosen
+        fields = dialog.form.fields
+        out = {name: combo_items(fields[name])
+               for name in ("vector_set", "target_vector_set", "train_subset")}  # fmt: skip
+        for name in out:
+            assert isinstance(fields[name], QComboBox), name
+        labels = [dialog.form.labels[s.name].text() for s in dialog.form.specs]
+        assert "Target vector set:" in labels and "Train subset:" in labels
+        assert_plain(dialog)
+        ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+        assert ok.isEnabled()
+        screenshot(dialog, "view-form-coverage")
+        target.setCurrentIndex(0)  # "(choose a dataset)": nothing to compare with
+        out["blocked"] = (ok.isEnabled(), dialog.problem.text())
+        target.setCurrentIndex(1)
+        out["target_after"] = combo_items(fields["target_vector_set"])
+        return out
+
+    seen = answer_dialog(qtbot, inspect)
+    assert window.plugin_views.open("coverage", ANALYSED) is None  # cancelled
+    assert seen and not isinstance(seen[0], BaseException), seen
+    found = seen[0]
+    assert [v for _t, v in found["vector_set"]] == [None, "embeddings/planted"]
+    assert found["vector_set"][0][0] == "(the latest embeddings)"
+    assert found["target_vector_set"] == [
+        ("(the target's latest embeddings)", None),
+        ("(no embeddings in the target dataset yet)", None),
+    ]
+    assert found["train_subset"][0] == ("(the whole dataset)", None)
+    assert len(found["train_subset"]) > 1
+    enabled, problem = found["blocked"]
+    assert not enabled and problem == "Choose the target dataset."
+    assert found["target_after"] == found["target_vector_set"]
+
+
+def test_coverage_with_one_dataset_says_to_import_a_target(
+    qtbot, window: MainWindow, analysed_project: Path
+) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    open_project(qtbot, window, analysed_project)
+
+    def inspect(dialog: ParamDialog) -> tuple:
+        target = dialog.findChild(QComboBox, "targetDataset")
+        ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+        return target.isEnabled(), target.currentText(), ok.isEnabled(), dialog.problem.text()
+
+    seen = answer_dialog(qtbot, inspect)
+    assert window.plugin_views.open("coverage", ANALYSED) is None
+    enabled, text, ok, problem = seen[0]
+    assert not enabled and text == "(the project has no other dataset)" and not ok
+    assert "import the target first (File > Import…)" in problem
+
+    tab = window.plugin_views.open("coverage", ANALYSED, params={}, ask=False)  # e.g. a test
+    assert tab is not None and tab.pages.currentWidget() is tab.error_page
+    assert tab.error_title.text() == "The view “Coverage of a target set” needs a second dataset"
+    assert "File > Import…" in tab.advice_label.text()
+    assert not tab.retry_params.isHidden() and tab.details_button.isHidden()
+    assert "data[" not in tab.error_label.text() and "--target" not in tab.error_label.text()
+
+
+def test_only_views_that_declare_a_target_are_asked_for_one(
+    window: MainWindow, qtbot, analysed_project: Path
+) -> None:
+    add_dataset(analysed_project)
+    open_project(qtbot, window, analysed_project)
+    views = window.plugin_views
+    needing = {c.name for c in views.contributions() if views.needs_target(c.name)}
+    assert needing == {"coverage"}
+    from vendiscope.plugins.views.coverage import CoverageView
+    from vendiscope.plugins.views.spectrum import SpectrumView
+
+    assert CoverageView.needs_target and not SpectrumView.needs_target
+
+
+def test_a_view_failing_when_run_says_so_in_the_tab(
+    qtbot, window: MainWindow, analysed_project: Path, registry
+) -> None:
+    window.plugin_views.set_registry(registry)
+    open_project(qtbot, window, analysed_project)
+    crashing = show(qtbot, window, "crashing")
+    title = crashing.error_title.text()
+    assert title == "The view “Crashes” failed when run (plugin gui-test-views)"
+    assert "author of the plugin 'gui-test-views'" in crashing.advice_label.text()
+    assert "Details…" in crashing.advice_label.text()
+    assert not crashing.details_button.isHidden()
+    assert registry.status("view", "crashing").state == "run-failed"  # listed as such
+    screenshot(window, "view-error-run")
+
+    missing = show(qtbot, window, "missing")
+    assert missing.error_title.text().startswith("The view “Not importable” could not be loaded")
+    assert "reinstall or update the plugin" in missing.advice_label.text()
+
+    refused = show(qtbot, window, "selection-curves", vector_set="no-such-set")  # a ValueError
+    assert refused.error_title.text().startswith("The view “Diversity vs budget” cannot be drawn")
+    assert refused.error_label.text().startswith("No selection run measured vector set")
+    assert not refused.retry_params.isHidden()
+    assert registry.status("view", "selection-curves").state != "run-failed"
+
+
+def test_param_form_lists_project_names_and_words_problems_with_labels(qtbot) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    from vendiscope.api import describe_params
+
+    class Example:  # hints resolve in this module's globals
+        """Parameters
+        ----------
+        subset_name
+            The ``subset`` to save (a new name is fine).
+        vector_set
+            The vectors.
+        top_k
+            How many.
+        """
+
+        def __init__(
+            self,
+            subset_name: Annotated[str, FromProject("subset", free_text=True)] = "best",
+            vector_set: Annotated[str | None, FromProject("vector_set", ("embedding",))] = None,
+            top_k: Annotated[int, Range(1)] = 5,
+        ) -> None: ...
+
+    from vendiscope.gui.param_form import ParamForm
+
+    offered = {"subset": [("a  (3 records)", "a"), ("b  (4 records)", "b")], "vector_set": []}
+    form = ParamForm(describe_params(Example), choices=lambda s: offered[s.what], show_help=True)
+    qtbot.addWidget(form)
+    subset, vectors_ = form.fields["subset_name"], form.fields["vector_set"]
+    assert isinstance(subset, QComboBox) and subset.isEditable()
+    assert subset.currentText() == "best"  # a default the project does not have yet
+    assert form.values() == {}
+    subset.setCurrentIndex(1)
+    assert form.values() == {"subset_name": "b"}
+    subset.setEditText("brand-new")
+    assert form.values() == {"subset_name": "brand-new"}
+    assert combo_items(vectors_) == [("(none)", None), ("(no embeddings yet)", None)]
+    assert form.helps["subset_name"].text() == "The subset to save (a new name is fine)."
+    form.set_value("vector_set", "gone")  # a name the project no longer has is kept, marked
+    assert vectors_.currentText() == "gone (not in the project)"
+    assert form.values()["vector_set"] == "gone"
+    form.fields["top_k"].setValue(0)  # below the range: the spin box keeps it at 1
+    assert form.values()["top_k"] == 1
+    assert form.error() is None
+
+
+def test_a_form_error_names_the_label_not_the_parameter(qtbot) -> None:
+    from vendiscope.api import describe_params
+    from vendiscope.gui.param_form import ParamForm
+
+    class Example:
+        def __init__(self, model_name: str, max_shard_size: int | str = 10) -> None: ...
+
+    form = ParamForm(describe_params(Example))
+    qtbot.addWidget(form)
+    assert form.labels["model_name"].text() == "Model name *:"
+    assert form.problem() == "Model name: required: a string"
+    assert form.error() == "model_name: required: a string"  # as ParamError says it
+    form.set_value("model_name", "m")
+    assert form.problem() is None and form.values() == {"model_name": "m"}
+    assert "max_shard_size" not in form.fields["max_shard_size"].toolTip()
+
+
+def test_coverage_offers_to_compute_the_target_s_embeddings(
+    qtbot, window: MainWindow, analysed_project: Path
+) -> None:
+    add_dataset(analysed_project)  # bench: no embeddings yet
+    open_project(qtbot, window, analysed_project)
+    tab = window.plugin_views.open("coverage", ANALYSED, params={}, target="bench", ask=False)
+    assert tab is not None
+    qtbot.waitUntil(lambda: tab.error is not None, timeout=20_000)
+    title = tab.error_title.text()
+    assert title == "The view “Coverage of a target set” needs embeddings of 'bench'"
+    assert tab.fix_button.property("step") == "embed"
+    assert tab.fix_button.property("dataset") == "bench"  # the target's, not the dataset's
+    assert tab.fix_button.text() == "Compute embeddings of 'bench'…"
+    assert tab.subtitle.text() == "demo · Target dataset: bench"

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from tests.gui.conftest import screenshot
-from vendiscope.core.errors import PluginError
+from vendiscope.core.errors import PluginError, PluginRuntimeError
+from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.manifest import Contribution, PluginManifest
 from vendiscope.core.plugins.registry import PluginRegistry
 from vendiscope.gui.about import AboutDialog, versions
@@ -52,10 +53,56 @@ def test_a_failing_plugin_is_listed_with_its_traceback(qtbot, registry) -> None:
     children = [failures.child(i) for i in range(failures.childCount())]
     broken = next(item for item in children if "broken" in item.text(0))
     assert "vendiscope_no_such_module" in broken.text(3)
+    assert broken.text(3).startswith("Failed to load: ")
     tree.setCurrentItem(broken)
     assert "Traceback" in window.details.toPlainText()
-    assert broken.data(0, DETAILS_ROLE).startswith("Traceback")
+    assert "Traceback (most recent call last)" in broken.data(0, DETAILS_ROLE)
     screenshot(window, "plugins-window")
+
+
+class _CrashingView(View):
+    def build(self, data):
+        raise RuntimeError("the chart data could not be computed")
+
+
+def test_a_view_failing_when_run_is_not_listed_as_failed_to_load(qtbot, registry) -> None:
+    """A view that loads but raises while building its chart is a run-time failure."""
+    registry.add_manifest(
+        PluginManifest(
+            "crashy-views",
+            (Contribution("view", "crashy", f"{__name__}:_CrashingView", "Crashy chart"),),
+            version="2.0",
+        ),
+        origin="entry point 'crashy'",
+    )
+    view = registry.create("view", "crashy")
+    with pytest.raises(PluginRuntimeError), registry.running("view", "crashy", "build"):
+        view.build({})
+    window = PluginsWindow(registry)
+    qtbot.addWidget(window)
+    window.resize(900, 560)
+    window.show()
+    tree = window.tree
+    groups = {tree.topLevelItem(i).text(0): tree.topLevelItem(i)
+              for i in range(tree.topLevelItemCount())}  # fmt: skip
+    assert "Failed to load (2)" in groups  # the broken embedder and the future API only
+    run = groups["Failed when run (1)"]
+    failed = run.child(0)
+    assert "crashy" in failed.text(0)
+    note = failed.text(3)
+    assert note.startswith("Failed when run: ")
+    assert "the chart data could not be computed" in note
+    loads = groups["Failed to load (2)"]
+    assert not any("crashy" in loads.child(i).text(0) for i in range(loads.childCount()))
+    plugin = groups["crashy-views"]
+    contribution = plugin.child(0)
+    assert contribution.text(0) == "Crashy chart"
+    assert contribution.text(2) == "failed when run"
+    assert contribution.text(3).startswith("Failed when run: ")
+    tree.setCurrentItem(failed)
+    assert "RuntimeError" in window.details.toPlainText()
+    assert window.failure_texts()[-1].startswith("crashy-views: Failed when run: ")
+    screenshot(window, "plugins-window-run-failure")
 
 
 def test_about_lists_versions(qtbot) -> None:

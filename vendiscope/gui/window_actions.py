@@ -48,6 +48,13 @@ def make_action(
     return action
 
 
+def _show_user_guide(window: MainWindow) -> None:
+    """The bundled guide in a window of the app (it needs no browser or desktop launcher)."""
+    from vendiscope.gui.user_guide import show_user_guide
+
+    show_user_guide(window)
+
+
 class WindowActions:
     """Every action of the main window, and the menus and toolbar built from them."""
 
@@ -170,7 +177,13 @@ class WindowActions:
             icon_name="plugins",
             tip="Plugins, their contributions, and any that failed",
         )
-        self.guide = make_action(w, "&User guide", w.show_guide, shortcut=StandardKey.HelpContents)
+        self.guide = make_action(
+            w,
+            "&User guide",
+            lambda: _show_user_guide(w),
+            shortcut=StandardKey.HelpContents,
+            tip="Read the user guide and the desktop app's guide in a window",
+        )
         self.about = make_action(w, "&About Vendiscope", w.show_about, icon_name="info")
         self.about.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_qt = make_action(w, "About &Qt", w.show_about_qt)

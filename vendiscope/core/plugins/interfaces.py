@@ -265,7 +265,14 @@ class View(ABC):
     the stored results it needs (records, vector sets, runs) and raises ``ValueError`` naming
     what is missing from ``data``, or :class:`~vendiscope.core.errors.ProjectError` naming
     the command that computes a result not computed yet.
+
+    A view that compares the dataset with a second one sets :attr:`needs_target`: the GUI
+    then asks for that target dataset (and only then), ``vendiscope view --target`` gives it
+    on the command line, and ``build`` finds its name in ``data["target"]``.
     """
+
+    needs_target: ClassVar[bool] = False
+    """``build`` reads ``data["target"]``, a second dataset of the project (API 1.2)."""
 
     @abstractmethod
     def build(self, data: dict[str, Any]) -> dict[str, Any]:

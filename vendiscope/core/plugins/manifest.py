@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-API_VERSION = "1.1"
-"""1.1 added VectorSource and StreamingSelector (selection on sets larger than memory)."""
+API_VERSION = "1.2"
+"""1.1 added VectorSource and StreamingSelector (selection on sets larger than memory); 1.2
+added ``View.needs_target`` and ``FromProject`` (parameters naming a subset or vector set)."""
 ENTRY_POINT_GROUP = "vendiscope.plugins"
 KINDS = ("importer", "exporter", "embedder", "featurizer", "metric", "selector", "view")
 

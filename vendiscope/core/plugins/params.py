@@ -24,6 +24,11 @@ a help text (any ``str`` in the metadata)::
         precision: Annotated[str, Choices(*PRECISIONS)] = "auto",
     ) -> None: ...
 
+A :class:`FromProject` says the value names something of the open project (a subset, a vector
+set), so a form offers the existing ones::
+
+    subset: Annotated[str | None, FromProject("subset", none="the whole dataset")] = None
+
 Help not given in the hints comes from the numpy-style "Parameters" section of the class (or
 ``__init__``) docstring. Supported types: ``int``, ``float``, ``bool``, ``str``,
 ``pathlib.Path``, ``Literal[...]``, unions of these, ``X | None`` (optional: ``none`` on the
@@ -139,6 +144,66 @@ class Choices:
         return f"Choices{self.values!r}"
 
 
+PROJECT_THINGS = ("subset", "vector_set", "dataset")
+PROJECT_DATASETS = ("dataset", "target")
+
+
+@dataclass(frozen=True)
+class FromProject:
+    """A value naming something in the open project: ``Annotated[str, FromProject(...)]``.
+
+    Forms offer the existing names in a list instead of a free-text field; on the command
+    line the parameter stays plain text. The value is still checked by the contribution.
+
+    Parameters
+    ----------
+    what
+        ``"subset"`` (a subset of the dataset), ``"vector_set"`` (one of its vector sets)
+        or ``"dataset"`` (another dataset of the project).
+    kinds
+        For vector sets: the kinds offered (``"embedding"``, ``"gradient"``, ``"score"``,
+        ``"projection"``, ``"cluster"``); empty offers every complete set.
+    dataset
+        Whose subsets or vector sets: ``"dataset"`` (the one the contribution runs on) or
+        ``"target"`` (a view's target dataset, see ``View.needs_target``).
+    free_text
+        Names not in the project are accepted too (e.g. a new subset's name): the list is
+        then editable.
+    none
+        What ``None`` means, in words, shown as the first entry of the list (for example
+        ``"the latest embedding set"``); used when the parameter is optional.
+    """
+
+    what: str
+    kinds: tuple[str, ...] = ()
+    dataset: str = "dataset"
+    free_text: bool = False
+    none: str = ""
+
+    def __post_init__(self) -> None:
+        if self.what not in PROJECT_THINGS:
+            raise ValueError(
+                f"FromProject: what must be one of {PROJECT_THINGS}; got {self.what!r}"
+            )
+        if self.dataset not in PROJECT_DATASETS:
+            raise ValueError(
+                f"FromProject: dataset must be one of {PROJECT_DATASETS}; got {self.dataset!r}"
+            )
+        if isinstance(self.kinds, str):
+            object.__setattr__(self, "kinds", (self.kinds,))
+        else:
+            object.__setattr__(self, "kinds", tuple(self.kinds))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "what": self.what,
+            "kinds": list(self.kinds),
+            "dataset": self.dataset,
+            "free_text": self.free_text,
+            "none": self.none,
+        }
+
+
 class _Required:
     def __repr__(self) -> str:
         return "REQUIRED"
@@ -171,6 +236,9 @@ class ParamSpec:
         Bounds of a number, or ``None``.
     help
         One paragraph of help text (may be empty).
+    source
+        A :class:`FromProject` when the value names something in the project (forms offer
+        the existing names), else ``None``.
     """
 
     name: str
@@ -181,6 +249,7 @@ class ParamSpec:
     range: Range | None = None
     help: str = ""
     annotation: str = field(default="", compare=False)
+    source: FromProject | None = None
 
     @property
     def type(self) -> type | None:
@@ -289,6 +358,7 @@ class ParamSpec:
             "range": self.range.to_dict() if self.range is not None else None,
             "help": self.help,
             "expects": self.expects(),
+            "from_project": self.source.to_dict() if self.source is not None else None,
         }
 
 
@@ -343,8 +413,11 @@ def _spec(name: str, hint: Any, default: Any, doc_help: str) -> ParamSpec:
         optional = default is None
     bounds = None
     help_text = ""
+    source = None
     for item in metadata:
-        if isinstance(item, Range):
+        if isinstance(item, FromProject):
+            source = item
+        elif isinstance(item, Range):
             bounds = item
         elif isinstance(item, Choices):
             choices = item.values
@@ -372,6 +445,7 @@ def _spec(name: str, hint: Any, default: Any, doc_help: str) -> ParamSpec:
         range=bounds,
         help=help_text or doc_help,
         annotation=_annotation_text(hint),
+        source=source,
     )
 
 
@@ -476,6 +550,7 @@ def _jsonable(value: Any) -> Any:
 __all__ = [
     "REQUIRED",
     "Choices",
+    "FromProject",
     "ParamError",
     "ParamSpec",
     "Range",

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
+from vendiscope.core.plugins.params import FromProject, Range
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 SPARSE_MARK = "*"
@@ -21,19 +22,21 @@ class ClusterCoverageView(View):
     Parameters
     ----------
     subset
-        The subset to compare (default: the latest selection's subset, if any).
+        The subset whose spread over the clusters is compared with the whole dataset's.
     measure
-        ``share`` (fraction of the dataset and of the subset in each cluster) or ``count``
-        (records).
+        share: the fraction of the dataset and of the subset in each cluster; count: the
+        number of records.
     max_clusters
-        Show at most this many clusters, evenly spread over the size ranking.
+        Show at most this many clusters, picked evenly along the ranking by size.
     """
 
     def __init__(
         self,
-        subset: str | None = None,
+        subset: Annotated[
+            str | None, FromProject("subset", none="the latest selection's subset")
+        ] = None,
         measure: Literal["share", "count"] = "share",
-        max_clusters: int = 60,
+        max_clusters: Annotated[int, Range(1)] = 60,
     ) -> None:
         self.subset = subset
         self.measure = measure

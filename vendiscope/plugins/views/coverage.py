@@ -2,46 +2,61 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
+from vendiscope.core.plugins.params import FromProject, Range
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 
 class CoverageView(View):
-    """How many records of ``data["target"]`` have a record of the dataset within a cosine
-    radius. Building the chart runs the coverage job (recorded as a ``coverage`` run).
+    """How many records of the target dataset (a benchmark, a held-out split) have a record
+    of the dataset within a cosine radius. Building the chart runs the coverage job
+    (recorded as a coverage run). The target's name is ``data["target"]``.
 
-    ``show="curve"``: the covered fraction of the target at every radius, the chosen radius
-    marked. ``show="uncovered"``: the least covered targets (one bar each, its similarity to
-    the nearest training record; the hover label holds that record's text).
+    Shown as a curve (the covered share of the target at every radius, the chosen radius
+    marked) or as the least covered target records (one bar each, its similarity to the
+    nearest training record; the hover label holds that record's text).
 
     Parameters
     ----------
     radius
-        A target record is covered when its nearest training record is at least this
-        similar (cosine).
+        A target record counts as covered when a record of this dataset is at least this
+        similar to it (cosine similarity, from -1 to 1).
     show
-        ``curve`` or ``uncovered``.
+        curve: the share of the target covered at every similarity, the chosen one marked;
+        uncovered: the least covered target records, one bar each.
     vector_set
-        The dataset's vector set (default: its latest embedding set).
+        The embeddings of this dataset to compare with the target's.
     target_vector_set
-        The target's vector set (default: its latest embedding set; same model needed).
+        The embeddings of the target dataset; they must come from the same model.
     train_subset
-        Count only this subset of the dataset as training data.
+        Count only the records of this subset as training data.
     max_items
-        Uncovered targets listed with ``show="uncovered"``.
+        How many target records the list of the least covered shows.
     """
+
+    needs_target = True
 
     def __init__(
         self,
-        radius: float = 0.8,
+        radius: Annotated[float, Range(-1, 1)] = 0.8,
         show: Literal["curve", "uncovered"] = "curve",
-        vector_set: str | None = None,
-        target_vector_set: str | None = None,
-        train_subset: str | None = None,
-        max_items: int = 30,
+        vector_set: Annotated[
+            str | None, FromProject("vector_set", ("embedding",), none="the latest embeddings")
+        ] = None,
+        target_vector_set: Annotated[
+            str | None,
+            FromProject(
+                "vector_set",
+                ("embedding",),
+                dataset="target",
+                none="the target's latest embeddings",
+            ),
+        ] = None,
+        train_subset: Annotated[str | None, FromProject("subset", none="the whole dataset")] = None,
+        max_items: Annotated[int, Range(1)] = 30,
     ) -> None:
         self.radius = radius
         self.show = show
@@ -56,7 +71,11 @@ class CoverageView(View):
         project, dataset = context(data)
         target = data.get("target")
         if not isinstance(target, str):
-            raise ValueError("the coverage view needs a target dataset: data['target'] (--target)")
+            raise ValueError(
+                "the coverage view needs a target dataset to compare with (a benchmark or a "
+                "held-out set of the same project): --target NAME on the command line, the "
+                "view's Target dataset in the app"
+            )
         found = viewdata.coverage_data(
             project, dataset, target, radius=self.radius, vector_set=self.vector_set,
             target_vector_set=self.target_vector_set, train_subset=self.train_subset,

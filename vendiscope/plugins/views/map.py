@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
+from vendiscope.core.plugins.params import FromProject, Range
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 COLOR_BY = ("cluster", "sparse", "source", "score", "subset", "none")
@@ -17,30 +18,34 @@ class MapView(View):
     Parameters
     ----------
     color_by
-        ``cluster`` (one colour per cluster of the latest clustering), ``sparse`` (records
-        of sparse, under-represented clusters against the rest), ``source``, ``score`` (a
-        per-record score on a colour scale), ``subset`` (members of a subset against the
-        rest) or ``none``.
+        What colours the points: cluster (one colour per cluster of the latest clustering),
+        sparse (the under-represented clusters against the rest), source, score (a
+        per-record score on a colour scale), subset (its members against the rest) or none.
     score
-        The one-column score set for ``color_by="score"`` (default: the latest one).
+        The per-record score that colours the points when colouring by score.
     subset
-        The subset for ``color_by="subset"`` (default: the latest selection's subset).
+        The subset highlighted when colouring by subset.
     projection
-        The map to draw, a projection vector set such as ``map/umap/run-3`` (default: the
-        latest map).
+        Which 2-D map to draw (each Compute the map run keeps its own).
     max_points
-        Draw at most this many records (a seeded random sample above it).
+        Draw at most this many records; a larger dataset is drawn as a random sample.
     seed
-        Seed of that sample.
+        Changes which records that random sample keeps.
     """
 
     def __init__(
         self,
         color_by: Literal["cluster", "sparse", "source", "score", "subset", "none"] = "cluster",
-        score: str | None = None,
-        subset: str | None = None,
-        projection: str | None = None,
-        max_points: int = 200_000,
+        score: Annotated[
+            str | None, FromProject("vector_set", ("score",), none="the latest score")
+        ] = None,
+        subset: Annotated[
+            str | None, FromProject("subset", none="the latest selection's subset")
+        ] = None,
+        projection: Annotated[
+            str | None, FromProject("vector_set", ("projection",), none="the latest map")
+        ] = None,
+        max_points: Annotated[int, Range(1)] = 200_000,
         seed: int = 0,
     ) -> None:
         self.color_by = color_by

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
+from vendiscope.core.plugins.params import Range
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context
 
 BUCKETS = ((2, 2), (3, 3), (4, 4), (5, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, None))
@@ -30,13 +31,15 @@ class NearDuplicatesView(View):
     Parameters
     ----------
     show
-        ``sizes`` (how many groups of each size) or ``largest`` (the largest groups, one bar
-        each, named by their representative's text).
+        sizes: how many groups there are of each size; largest: the largest groups, one bar
+        each, named by the text of a representative record.
     top
-        Groups drawn with ``show="largest"``.
+        How many groups the list of the largest shows.
     """
 
-    def __init__(self, show: Literal["sizes", "largest"] = "sizes", top: int = 20) -> None:
+    def __init__(
+        self, show: Literal["sizes", "largest"] = "sizes", top: Annotated[int, Range(1)] = 20
+    ) -> None:
         self.show = show
         self.top = top
 

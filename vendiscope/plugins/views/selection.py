@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
+from vendiscope.core.plugins.params import FromProject, Range
 from vendiscope.plugins.views._common import chart, check_count, context, rounded
 
 KIND_TITLES = {"gradient": "G-Vendi", "embedding": "embedding-Vendi"}
@@ -19,14 +20,25 @@ class SelectionCurvesView(View):
     Parameters
     ----------
     vector_set
-        Whose Vendi score to draw (each run measured its curve on its own selection set and
-        the latest gradient and embedding sets). Default: the gradient set most runs were
-        measured on (G-Vendi), else the embedding set.
+        Whose Vendi score the curves show: a gradient set (G-Vendi) or an embedding set
+        (embedding-Vendi). Each selection run measured its curve on the set it selected on
+        and on the latest gradient and embedding sets.
     max_runs
-        Draw the latest this many runs.
+        Draw the latest this many selection runs.
     """
 
-    def __init__(self, vector_set: str | None = None, max_runs: int = 8) -> None:
+    def __init__(
+        self,
+        vector_set: Annotated[
+            str | None,
+            FromProject(
+                "vector_set",
+                ("gradient", "embedding"),
+                none="the gradient set most runs were measured on",
+            ),
+        ] = None,
+        max_runs: Annotated[int, Range(1)] = 8,
+    ) -> None:
         self.vector_set = vector_set
         self.max_runs = max_runs
 

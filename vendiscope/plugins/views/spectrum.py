@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
+from vendiscope.core.plugins.params import Range
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 
@@ -18,17 +19,18 @@ class SpectrumView(View):
     Parameters
     ----------
     metric
-        ``gvendi`` (gradients), ``vendi`` (embeddings), or ``both`` (those computed).
+        gvendi: the spectrum behind G-Vendi (gradient features); vendi: behind
+        embedding-Vendi (embeddings); both: each of them that is computed.
     top
-        How many eigenvalues (the scores keep the largest 50).
+        How many of the largest eigenvalues to draw (the scores keep the largest 50).
     cumulative
-        Draw the cumulative share of the top eigenvalues instead.
+        Draw the running total of the largest eigenvalues instead of each one.
     """
 
     def __init__(
         self,
         metric: Literal["gvendi", "vendi", "both"] = "both",
-        top: int = 50,
+        top: Annotated[int, Range(1)] = 50,
         cumulative: bool = False,
     ) -> None:
         self.metric = metric
