@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from tests.gui.conftest import open_project, screenshot
+from vendiscope.core.store.files import copy_project
 from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.records_model import CACHE_PAGES, PAGE_ROWS, RECORD_ROLE, RecordsTableModel
 
 
 @pytest.fixture
 def large_project(large_template: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copy(large_template, tmp_path / "large.vscope"))
+    return copy_project(large_template, tmp_path / "large.vscope")
 
 
 @pytest.fixture
@@ -91,3 +91,50 @@ def test_filter_and_detail_in_the_view(qtbot, window, large_project: Path) -> No
     view.source_combo.setCurrentIndex(0)
     qtbot.waitUntil(lambda: not view.model.filtered, timeout=20_000)
     assert view.model.rowCount() == 50_000
+
+
+def test_score_columns_are_named_by_what_they_are_and_every_column_is_in_view(
+    qtbot, window, demo_project: Path
+) -> None:
+    open_project(qtbot, window, demo_project)
+    view = window.open_view("records", "demo")
+    qtbot.waitUntil(lambda: len(view.model.scores) == 2, timeout=20_000)
+    titles = [c.title for c in view.model.scores]  # newest first
+    assert titles == [
+        "Leverage (sentence-transformers/prompt+response)",
+        "Leverage (gradients/fast)",
+    ]
+    header = view.table.horizontalHeader()
+    model = view.model
+    shown = model.headerData(5, Qt.Orientation.Horizontal)
+    assert shown == "Leverage\n(gradients/fast)"  # what, then on what
+    tip = model.headerData(5, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "run #4" in tip and "G-Vendi on 'gradients/fast'" in tip and "bootstrap = 200" in tip
+    assert [header.visualIndex(c) for c in (0, 4, 5)] == [0, 1, 2]  # scores next to the #
+    qtbot.wait(50)
+    assert view.select_position(3)  # selecting a record keeps the # column in view
+    assert view.table.horizontalScrollBar().value() == 0
+    viewport = view.table.viewport().width()
+    for column in range(model.columnCount()):
+        left = header.sectionViewportPosition(column)
+        assert left >= 0 and left + header.sectionSize(column) <= viewport, column
+        lines = str(model.headerData(column, Qt.Orientation.Horizontal)).split("\n")
+        widest = max(header.fontMetrics().horizontalAdvance(line) for line in lines)
+        assert widest <= header.sectionSize(column) or column in (1, 2), column
+    screenshot(window, "records-score-columns")
+
+
+def test_the_demo_story_fits_a_1366x768_screen(qtbot, window, demo_project: Path) -> None:
+    """The record detail pane (in the records view and beside the map) asks for little
+    height, so no view makes the window taller than a 768-pixel screen."""
+    window.files.demo_path = demo_project
+    window.files.open_demo()
+    map_view = window.tabs.widget(2)
+    assert map_view.property("view_kind") == "map"
+    window.tabs.setCurrentWidget(map_view)
+    records = window.tabs.widget(0)
+    qtbot.waitUntil(lambda: bool(records.model.scores), timeout=20_000)
+    assert records.select_position(3)  # a record shown in the detail panes too
+    qtbot.wait(100)
+    assert window.minimumSizeHint().height() <= 768
+    assert window.height() == 768

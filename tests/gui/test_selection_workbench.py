@@ -22,7 +22,8 @@ from vendiscope.core.plugins.params import ParamError, Range, describe_params
 from vendiscope.gui.jobs import JobState
 from vendiscope.gui.main_window import MainWindow
 from vendiscope.gui.param_form import ParamForm
-from vendiscope.gui.selection_workbench import SelectionWorkbench
+from vendiscope.gui.selection_form import BUDGET_RULE, default_budget
+from vendiscope.gui.selection_workbench import RUN_COLUMNS, SelectionWorkbench
 
 
 def open_workbench(qtbot, window: MainWindow, path: Path) -> SelectionWorkbench:
@@ -63,10 +64,55 @@ def test_the_workbench_shows_the_stored_runs_and_their_curves(
     baseline = view.curves.baselines[0]
     assert list(baseline.getData()[1]) == curve["random"]["gradients/planted"]
     assert baseline.opts["pen"].style() == Qt.PenStyle.DashLine
-    assert view.runs_table.item(0, 5).text() == f"{curve['vendi']['gradients/planted'][-1]:,.2f}"
+    vendi = view.runs_table.item(0, RUN_COLUMNS.index("Vendi"))
+    assert vendi.text() == f"{curve['vendi']['gradients/planted'][-1]:,.2f}"
     view.curve_set.setCurrentIndex(view.curve_set.findData("embeddings/planted"))  # embedding-Vendi
     assert plotted(view, run_id)[1] == curve["vendi"]["embeddings/planted"]
-    assert view.runs_table.item(0, 5).text() == f"{curve['vendi']['embeddings/planted'][-1]:,.2f}"
+    vendi = view.runs_table.item(0, RUN_COLUMNS.index("Vendi"))
+    assert vendi.text() == f"{curve['vendi']['embeddings/planted'][-1]:,.2f}"
+
+
+def test_the_demo_workbench_fits_1366x768_and_draws_the_baseline_on_top(
+    qtbot, window: MainWindow, demo_project: Path
+) -> None:
+    open_project(qtbot, window, demo_project)
+    view = window.open_view("selection", "demo")
+    qtbot.waitUntil(lambda: view.state is not None and bool(view.curves.curves), timeout=20_000)
+    qtbot.wait(50)
+    # every column of the runs table in view, without scrolling sideways
+    table = view.runs_table
+    header = table.horizontalHeader()
+    assert table.horizontalScrollBar().maximum() == 0
+    for column in range(table.columnCount()):
+        left = header.sectionViewportPosition(column)
+        assert left >= 0 and left + header.sectionSize(column) <= table.viewport().width()
+    for name in ("Vendi", "Random", "Gain"):  # the results: right after the run, in full
+        column = RUN_COLUMNS.index(name)
+        for row in range(table.rowCount()):
+            text = table.item(row, column).text()
+            assert table.fontMetrics().horizontalAdvance(text) <= header.sectionSize(column)
+    # the random baseline above the runs (the Random run follows it exactly), named as such
+    curves = view.curves
+    assert curves.baselines and all(
+        b.zValue() > max(c.zValue() for c in curves.curves.values()) for b in curves.baselines
+    )
+    assert curves.plot.getPlotItem().legend is None  # the legend is below the chart
+    first, *runs = curves.legend.entries
+    assert first.entry.style == "dash" and first.entry.name.startswith("random baseline")
+    random_run = next(r for r in view.state.runs if r.method == "random")
+    same = [e.entry.name for e in runs if e.entry.name.startswith(random_run.label)]
+    assert same == [f"{random_run.label} (the same curve as the baseline)"]
+    # the default budget is a round 10%, and says so
+    assert view.form.k.value() == default_budget(1245) == 120
+    assert view.form.k_share.text() == "10% of 1,245"
+    assert BUDGET_RULE in view.form.k.toolTip()
+    screenshot(window, "selection-workbench-demo")
+
+
+def test_the_default_budget_is_ten_percent_to_two_significant_figures() -> None:
+    assert [default_budget(n) for n in (0, 1, 9, 24, 978, 1245, 1999, 9999, 10**6)] == [
+        1, 1, 1, 2, 98, 120, 200, 1000, 1000,
+    ]  # fmt: skip
 
 
 def test_two_methods_run_as_two_jobs_and_their_curves_appear(

@@ -4,6 +4,10 @@ A view plugin returns plain data; this widget draws any valid description with p
 ``scatter`` (through the map's point cloud: any number of points, hover, click), ``line``,
 ``bar`` (grouped), ``histogram`` and ``heatmap`` (with a colour bar) — so no plugin needs GUI
 code. Series named in parentheses (``"(random)"``) are references: grey, beneath, dashed.
+
+The legend of a line, bar or histogram chart is a widget below the plot (it can cover no
+data); category names on an axis are shortened to the room each category has (every name
+in full in the axis' tooltip and in the bar's).
 """
 
 from __future__ import annotations
@@ -13,17 +17,86 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QStackedWidget,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vendiscope.core.charts import DEFAULT_BINS, validate_chart
 from vendiscope.gui import palettes
-from vendiscope.gui.legend import CategoryLegend, ColorBar
+from vendiscope.gui.legend import CategoryLegend, ColorBar, LegendEntry, SeriesLegend
 from vendiscope.gui.map_canvas import MapCanvas, style_axes
 
 MAX_TICKS = 30
 TICK_CHARS = 18
+TICK_GAP_PX = 10
+"""Room kept free between two category names on an axis."""
 HOVER_PX = 10.0
+
+
+class CategoryAxis(pg.AxisItem):
+    """An axis that names categories at ``offset + i``, each shortened to the room it has.
+
+    Without categories it is an ordinary numeric axis. On a horizontal axis a name gets
+    the width of one category (less a gap): long names are elided, never drawn over their
+    neighbours; when even a few letters do not fit, only every n-th category is named.
+    """
+
+    def __init__(self, orientation: str, **kwargs: Any) -> None:
+        super().__init__(orientation, **kwargs)
+        self.names: list[str] | None = None
+        self.offset = 0.0
+        self._room: float | None = None  # pixels per named category, set by tickValues
+
+    def set_categories(self, names: list[str] | None, offset: float = 0.0) -> None:
+        self.names, self.offset = names, offset
+        self.picture = None
+        self.update()
+
+    def _metrics(self) -> QFontMetrics:
+        return QFontMetrics(self.style.get("tickFont") or QApplication.font())
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[Any]:
+        if not self.names:
+            return super().tickValues(minVal, maxVal, size)
+        count = len(self.names)
+        low, high = sorted((minVal, maxVal))  # an inverted axis (a heatmap's rows) too
+        per = size / max(high - low, 1e-9)  # pixels per category
+        if self.orientation in ("left", "right"):
+            step = max(1, int(np.ceil(self._metrics().height() * 1.2 / max(per, 1e-9))))
+        else:
+            least = self._metrics().horizontalAdvance("Mm…") + TICK_GAP_PX
+            step = max(1, int(np.ceil(least / max(per, 1e-9))), int(np.ceil(count / MAX_TICKS)))
+        self._room = per * step
+        values = [i + self.offset for i in range(0, count, step)]
+        return [(float(step), [v for v in values if low - 1 <= v <= high + 1])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        if not self.names:
+            return super().tickStrings(values, scale, spacing)
+        metrics = self._metrics()
+        vertical = self.orientation in ("left", "right")
+        room = TICK_CHARS * metrics.averageCharWidth() if vertical else (self._room or 0)
+        strings = []
+        for value in values:
+            index = round(value - self.offset)
+            name = self.names[index] if 0 <= index < len(self.names) else ""
+            width = max(int(room) - (0 if vertical else TICK_GAP_PX), 1)
+            strings.append(metrics.elidedText(name, Qt.TextElideMode.ElideRight, width))
+        return strings
+
+    def name_at(self, value: float) -> str | None:
+        """The full name of the category at data coordinate ``value``."""
+        if not self.names:
+            return None
+        index = int(np.floor(value - self.offset + 0.5))
+        return self.names[index] if 0 <= index < len(self.names) else None
 
 
 class ChartRenderer(QWidget):
@@ -37,7 +110,10 @@ class ChartRenderer(QWidget):
         self.title = QLabel()
         self.title.setObjectName("sectionTitle")
         self.title.setWordWrap(True)
-        self.plot = pg.PlotWidget(background=palette.color(QPalette.ColorRole.Base))
+        self.plot = pg.PlotWidget(
+            background=palette.color(QPalette.ColorRole.Base),
+            axisItems={"bottom": CategoryAxis("bottom"), "left": CategoryAxis("left")},
+        )
         self.plot.setObjectName("chartPlot")
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
@@ -58,8 +134,16 @@ class ChartRenderer(QWidget):
         scatter_layout.setContentsMargins(0, 0, 0, 0)
         scatter_layout.addWidget(self.canvas, 1)
         scatter_layout.addWidget(self.side)
+        self.series_legend = SeriesLegend()  # below the plot: it covers no bar and no line
+        plotted = QWidget()
+        plotted_layout = QVBoxLayout(plotted)
+        plotted_layout.setContentsMargins(0, 0, 0, 0)
+        plotted_layout.setSpacing(6)
+        plotted_layout.addWidget(self.plot, 1)
+        plotted_layout.addWidget(self.series_legend)
+        self.plot_page = plotted
         self.pages = QStackedWidget()
-        self.pages.addWidget(self.plot)
+        self.pages.addWidget(plotted)
         self.pages.addWidget(scatter)
         self.scatter_page = scatter
         layout = QVBoxLayout(self)
@@ -69,7 +153,7 @@ class ChartRenderer(QWidget):
         self.chart: dict[str, Any] | None = None
         self.items: list[tuple[str, Any]] = []
         self.tooltip_text = ""
-        self._legend: pg.LegendItem | None = None
+        self.legend_entries: list[LegendEntry] = []
         self._colour_bar_item: Any = None
         self._hover_data: list[tuple[str, np.ndarray, np.ndarray, list[str] | None]] = []
         self._labels: list[str] | None = None
@@ -90,33 +174,30 @@ class ChartRenderer(QWidget):
             self.pages.setCurrentWidget(self.scatter_page)
             self._scatter(chart)
             return
-        self.pages.setCurrentWidget(self.plot)
+        self.pages.setCurrentWidget(self.plot_page)
         text = self.palette().color(QPalette.ColorRole.Text).name()
         self.plot.setLabel("bottom", chart.get("x_label", ""), color=text)
         self.plot.setLabel("left", chart.get("y_label", ""), color=text)
         self.plot.setLogMode(x=False, y=bool(chart.get("y_log")))
-        if kind != "heatmap" and (len(chart["series"]) > 1 or kind == "line"):
-            self._legend = self.plot.addLegend(
-                offset=(-10, 10), labelTextColor=self.palette().color(QPalette.ColorRole.Text)
-            )
         {"line": self._line, "bar": self._bar, "histogram": self._histogram,
          "heatmap": self._heatmap}[kind](chart)  # fmt: skip
+        legend = kind != "heatmap" and (len(chart["series"]) > 1 or kind == "line")
+        self.series_legend.set_entries(self.legend_entries if legend else [])
         self.plot.enableAutoRange()
 
     def _clear(self) -> None:
         item = self.plot.getPlotItem()
-        for extra in (self._colour_bar_item, self._legend):
-            if extra is None:
-                continue
-            if extra is self._colour_bar_item:
-                item.layout.removeItem(extra)
+        extra = self._colour_bar_item
+        if extra is not None:
+            item.layout.removeItem(extra)
             if extra.scene() is not None:
                 extra.scene().removeItem(extra)
-        item.legend = None
-        self._colour_bar_item = self._legend = None
+        self._colour_bar_item = None
+        self.legend_entries = []
+        self.series_legend.set_entries([])
         self.plot.clear()
         for axis in ("bottom", "left"):
-            item.getAxis(axis).setTicks(None)
+            item.getAxis(axis).set_categories(None)
         view = item.getViewBox()
         view.invertY(False)
         self.items, self._hover_data, self._bars, self._grid = [], [], {}, None
@@ -148,6 +229,10 @@ class ChartRenderer(QWidget):
                 symbolPen=None,
             )  # fmt: skip
             item.setZValue(-1 if behind else 0)
+            self.legend_entries.append(
+                LegendEntry(one["name"], colour, "dash" if behind else "line",
+                            marker=few and not behind, width=1.8 if behind else 2.2)
+            )  # fmt: skip
             self.items.append((one["name"], item))
             self._hover_data.append(
                 (
@@ -178,7 +263,8 @@ class ChartRenderer(QWidget):
                 x=positions, height=one["y"], width=width * 0.92, brush=fill,
                 pen=pg.mkPen(colour.darker(120)), name=one["name"],
             )  # fmt: skip
-            self.plot.addItem(item)  # named: the legend lists it
+            self.plot.addItem(item)
+            self.legend_entries.append(LegendEntry(one["name"], colour, "bar"))
             self.items.append((one["name"], item))
             self._bars[one["name"]] = (positions, np.asarray(one["y"], float), one["x"],
                                        one.get("label"), width)  # fmt: skip
@@ -200,6 +286,7 @@ class ChartRenderer(QWidget):
                 pen=pg.mkPen(colour, width=1.6), name=one["name"],
             )  # fmt: skip
             self.items.append((one["name"], item))
+            self.legend_entries.append(LegendEntry(one["name"], colour, "bar"))
             centres = (edges[:-1] + edges[1:]) / 2
             self._hover_data.append((one["name"], centres, counts.astype(float), None))
 
@@ -230,9 +317,7 @@ class ChartRenderer(QWidget):
         self._grid = (z, x_names, y_names)
 
     def _category_ticks(self, axis: str, names: list[str], offset: float = 0.0) -> None:
-        step = max(1, int(np.ceil(len(names) / MAX_TICKS)))
-        ticks = [(i + offset, _short(name)) for i, name in enumerate(names) if i % step == 0]
-        self.plot.getPlotItem().getAxis(axis).setTicks([ticks, []])
+        self.plot.getPlotItem().getAxis(axis).set_categories(list(names), offset)
 
     def _scatter(self, chart: dict[str, Any]) -> None:
         series = chart["series"]
@@ -319,8 +404,9 @@ class ChartRenderer(QWidget):
             return
         view = self.plot.getPlotItem().getViewBox()
         if not view.sceneBoundingRect().contains(scene_pos):
-            return
-        self.tooltip_text = self.describe_at(view.mapSceneToView(scene_pos))
+            self.tooltip_text = self.axis_name_at(scene_pos) or ""
+        else:
+            self.tooltip_text = self.describe_at(view.mapSceneToView(scene_pos))
         if self.tooltip_text:
             QToolTip.showText(
                 self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos)),
@@ -329,6 +415,17 @@ class ChartRenderer(QWidget):
             )
         else:
             QToolTip.hideText()
+
+    def axis_name_at(self, scene_pos: QPointF) -> str | None:
+        """The full category name under the mouse on a category axis (names are shortened)."""
+        item = self.plot.getPlotItem()
+        view = item.getViewBox()
+        point = view.mapSceneToView(scene_pos)
+        for name, value in (("bottom", point.x()), ("left", point.y())):
+            axis = item.getAxis(name)
+            if axis.names and axis.sceneBoundingRect().contains(scene_pos):
+                return axis.name_at(value)
+        return None
 
     def describe_at(self, point: QPointF) -> str:
         """What is under data point ``point``: a bar, a heatmap cell or the nearest line point."""
@@ -358,7 +455,3 @@ class ChartRenderer(QWidget):
                 extra = f"\n{labels[i]}" if labels else ""
                 text = f"{name}\n{xs[i]:.4g}, {ys[i]:.4g}{extra}"
         return text
-
-
-def _short(name: str) -> str:
-    return name if len(name) <= TICK_CHARS else name[: TICK_CHARS - 1] + "…"

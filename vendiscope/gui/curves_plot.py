@@ -1,20 +1,34 @@
 """Diversity-vs-budget curves of selection runs on one chart (pyqtgraph).
 
-Each run is a solid line: the Vendi score of its first ``b`` records for every budget ``b``;
-its random baseline (a random order of the same candidates) is dashed grey beneath (runs
-that share one baseline draw it once). The run selected in the table is drawn thicker.
+Each run is a solid line: the Vendi score of its first ``b`` records for every budget ``b``.
+Its random baseline (a random order of the same candidates; runs that share one draw it
+once) is a dashed line drawn *on top* of the runs, so it stays visible where a run follows
+it (the Random selector's own run does, exactly). The legend below the chart says which
+line is which. The run selected in the table is drawn thicker.
 """
 
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QLabel, QStackedLayout, QVBoxLayout, QWidget
 
 from vendiscope.gui import palettes
+from vendiscope.gui.legend import LegendEntry, SeriesLegend
 from vendiscope.gui.map_canvas import style_axes
 from vendiscope.gui.selection_data import KIND_TITLES, SelectionRun
+
+BASELINE_NAME = "random baseline (dashed): a random order of the same candidates"
+BASELINE_Z = 10
+"""Above every run's curve."""
+
+
+def baseline_colour(palette: QPalette) -> QColor:
+    """A dark (light on a dark base) grey that reads over any run's colour."""
+    text = QColor(palette.color(QPalette.ColorRole.Text))
+    text.setAlpha(190)
+    return text
 
 
 class CurvesPlot(QWidget):
@@ -31,9 +45,13 @@ class CurvesPlot(QWidget):
         style_axes(self.plot.getPlotItem(), palette)
         text = palette.color(QPalette.ColorRole.Text).name()
         self.plot.setLabel("bottom", "budget b (records selected)", color=text)
-        self.legend = self.plot.addLegend(
-            offset=(10, 10), labelTextColor=palette.color(QPalette.ColorRole.Text)
-        )
+        self.legend = SeriesLegend()  # below the chart, never over the curves
+        self.chart = QWidget()
+        chart_layout = QVBoxLayout(self.chart)
+        chart_layout.setContentsMargins(0, 0, 0, 0)
+        chart_layout.setSpacing(6)
+        chart_layout.addWidget(self.plot, 1)
+        chart_layout.addWidget(self.legend)
         self.placeholder = QLabel(
             "No selection yet. Choose a method and a budget on the left and run it: its "
             "diversity-vs-budget curve appears here next to a random selection's."
@@ -43,7 +61,7 @@ class CurvesPlot(QWidget):
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.placeholder)
-        self.stack.addWidget(self.plot)
+        self.stack.addWidget(self.chart)
         self.curves: dict[int, pg.PlotDataItem] = {}
         self.baselines: list[pg.PlotDataItem] = []
         self.vector_set: str | None = None
@@ -53,35 +71,20 @@ class CurvesPlot(QWidget):
         self, runs: list[SelectionRun], vector_set: str | None, highlight: int | None = None
     ) -> None:
         self.plot.clear()
-        self.legend.clear()
         self.curves, self.baselines, self.colours = {}, [], {}
         self.vector_set = vector_set
         drawn = [r for r in runs if vector_set in r.vendi and r.budgets]
-        self.stack.setCurrentWidget(self.plot if drawn else self.placeholder)
+        self.stack.setCurrentWidget(self.chart if drawn else self.placeholder)
         if not drawn:
+            self.legend.set_entries([])
             return
         palette = self.palette()
-        grey = palettes.background(palette)
         kind = next((r.kinds.get(vector_set, "") for r in drawn), "")
         self.plot.setLabel(
             "left", f"{KIND_TITLES.get(kind, 'Vendi score')} of the first b",
             color=palette.color(QPalette.ColorRole.Text).name(),
         )  # fmt: skip
-        seen: set[tuple[float, ...]] = set()
-        baseline_named = False
-        for run in drawn:
-            random = run.random.get(vector_set)
-            if not random or tuple(random) in seen:
-                continue
-            seen.add(tuple(random))
-            item = self.plot.plot(
-                run.budgets, random,
-                pen=pg.mkPen(grey, width=1.6, style=Qt.PenStyle.DashLine),
-                name=None if baseline_named else "random order (baseline)",
-            )  # fmt: skip
-            item.setZValue(-1)
-            baseline_named = True
-            self.baselines.append(item)
+        entries: list[LegendEntry] = []
         colours = palettes.categorical(palette, len(drawn))
         for number, run in enumerate(drawn):
             colour = colours[number]
@@ -90,8 +93,43 @@ class CurvesPlot(QWidget):
             item = self.plot.plot(
                 run.budgets, run.vendi[vector_set],
                 pen=pg.mkPen(colour, width=width), symbol=symbol, symbolSize=5,
-                symbolBrush=colour, symbolPen=None, name=run.label,
+                symbolBrush=colour, symbolPen=None,
             )  # fmt: skip
             self.curves[run.run_id] = item
             self.colours[run.run_id] = colour
+            same = run.random.get(vector_set) == run.vendi[vector_set]
+            entries.append(
+                LegendEntry(
+                    run.label + (" (the same curve as the baseline)" if same else ""),
+                    colour,
+                    marker=symbol is not None,
+                    width=width,
+                    tooltip=f"Run #{run.run_id}: {run.method} chose {run.k:,} records on "
+                    f"'{run.vector_set}'; the curve is the Vendi score of its first b records",
+                )
+            )
+        pen = pg.mkPen(baseline_colour(palette), width=1.8, style=Qt.PenStyle.DashLine)
+        seen: set[tuple[float, ...]] = set()
+        for run in drawn:
+            random = run.random.get(vector_set)
+            if not random or tuple(random) in seen:
+                continue
+            seen.add(tuple(random))
+            item = self.plot.plot(run.budgets, random, pen=pen)
+            item.setZValue(BASELINE_Z)  # on top: a run that follows it cannot hide it
+            self.baselines.append(item)
+        if self.baselines:
+            entries.insert(
+                0,
+                LegendEntry(
+                    BASELINE_NAME,
+                    baseline_colour(palette),
+                    style="dash",
+                    width=1.8,
+                    tooltip="What choosing at random would give: the Vendi score of the first "
+                    "b records of a random order of the same candidates. A run above it "
+                    "chose more diverse records than chance.",
+                ),
+            )
+        self.legend.set_entries(entries)
         self.plot.enableAutoRange()

@@ -35,6 +35,8 @@ from vendiscope.gui.icons import icon
 from vendiscope.gui.tabs import register_view
 
 ActionRunner = Callable[[str, str], Any]  # (action name, dataset)
+FITTED_SOURCES = 8
+"""The per-source table is first sized to show up to this many sources without scrolling."""
 
 
 def _fmt(value: float) -> str:
@@ -159,6 +161,8 @@ class DashboardView(QWidget):
         clusters_layout.addWidget(self.clusters, 1)
 
         tables = QSplitter(Qt.Orientation.Vertical)
+        self.tables = tables
+        self._sources_fitted = False
         tables.addWidget(_titled("Per source", self.sources))
         tables.addWidget(_titled("Sparse clusters: under-represented kinds of data", clusters_box))
         tables.setSizes([180, 260])
@@ -168,7 +172,7 @@ class DashboardView(QWidget):
         bottom.setSizes([560, 440])
         bottom.setMinimumHeight(340)
 
-        page = QWidget()
+        page = _FittedPage()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(16, 12, 16, 12)
         layout.setSpacing(12)
@@ -353,6 +357,25 @@ class DashboardView(QWidget):
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
                 table.setItem(row, column, item)
+        if not self._sources_fitted:  # once: later the user's splitter position stands
+            self._sources_fitted = True
+            self._fit_sources()
+
+    def _fit_sources(self) -> None:
+        """Give the per-source table the height of its rows (up to 60% of the room)."""
+        table = self.sources
+        rows = min(table.rowCount(), FITTED_SOURCES)
+        needed = (
+            table.horizontalHeader().sizeHint().height()
+            + rows * table.verticalHeader().defaultSectionSize()
+            + 2 * table.frameWidth()
+            + self.fontMetrics().height()  # the section title
+            + 8
+        )
+        sizes = self.tables.sizes()
+        total = sum(sizes) or 440
+        first = min(needed, total * 6 // 10)
+        self.tables.setSizes([first, max(total - first, 1)])
 
 
 def _source_score(score: ScoreSummary | None, source: str) -> str:
@@ -360,6 +383,18 @@ def _source_score(score: ScoreSummary | None, source: str) -> str:
         return ""
     found = score.per_source.get(source)
     return _fmt(found["value"]) if found else "too few"
+
+
+class _FittedPage(QWidget):
+    """The dashboard's page: as tall as the scroll area, scrolling only below its minimum.
+
+    A scroll area gives a page whose layout wraps text (the cards, the legend) the height
+    the layout *prefers* at its width, which on a 768-pixel screen pushed the spectrum and
+    its legend below the fold; this page asks for no more than its minimum.
+    """
+
+    def heightForWidth(self, _width: int) -> int:
+        return self.minimumSizeHint().height()
 
 
 def _titled(title: str, widget: QWidget) -> QWidget:

@@ -1,11 +1,29 @@
-"""Legends for coloured points: a checkable list of categories and a colour bar for scores."""
+"""Legends: a checkable list of categories, a colour bar for scores, and a series legend.
+
+The series legend (:class:`SeriesLegend`) sits *beside* a chart, never on it: one entry per
+drawn line or bar series (its swatch drawn in the series' own pen, solid or dashed, and its
+full name), flowing onto as many lines as the width needs, so it can neither be clipped nor
+cover the data.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPalette
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QSizePolicy, QWidget
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QListWidget,
+    QListWidgetItem,
+    QSizePolicy,
+    QWidget,
+    QWidgetItem,
+)
 
 from vendiscope.gui.icons import swatch
 
@@ -115,3 +133,195 @@ class ColorBar(QWidget):
                 int(bar.right()) + 8, int(y + metrics.ascent() / 2 - 1), f"{value:.4g}"
             )
         painter.end()
+
+
+# ----------------------------------------------------------------------------- series legend
+@dataclass(frozen=True)
+class LegendEntry:
+    """One series of a chart: its name, colour and how it is drawn.
+
+    ``style`` is ``"line"`` (solid), ``"dash"`` (a dashed reference line) or ``"bar"`` (a
+    filled box); ``marker`` adds the series' dot to a line; ``width`` is the pen width.
+    """
+
+    name: str
+    colour: QColor
+    style: str = "line"
+    marker: bool = False
+    width: float = 2.0
+    tooltip: str = ""
+
+
+SWATCH_SIZE = QSize(26, 12)
+
+
+def series_swatch(entry: LegendEntry, size: QSize = SWATCH_SIZE) -> QPixmap:
+    """The entry's sample as a small picture: a line in its pen (dashed or solid) or a box."""
+    ratio = 2.0  # sharp on high-density screens too
+    pixmap = QPixmap(round(size.width() * ratio), round(size.height() * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    w, h = size.width(), size.height()
+    if entry.style == "bar":
+        fill = QColor(entry.colour)
+        fill.setAlpha(210)
+        painter.setPen(QPen(entry.colour.darker(120), 1))
+        painter.setBrush(fill)
+        painter.drawRect(QRectF(w / 2 - h / 2 + 0.5, 0.5, h - 1, h - 1))
+    else:
+        pen = QPen(entry.colour, max(1.5, entry.width))
+        if entry.style == "dash":
+            pen.setStyle(Qt.PenStyle.DashLine)
+        pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+        painter.setPen(pen)
+        painter.drawLine(QPointF(1, h / 2), QPointF(w - 1, h / 2))
+        if entry.marker:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(entry.colour)
+            painter.drawEllipse(QRectF(w / 2 - 3, h / 2 - 3, 6, 6))
+    painter.end()
+    return pixmap
+
+
+class _Entry(QWidget):
+    """A swatch and a name; the name is elided only when even a line of its own is too narrow."""
+
+    def __init__(self, entry: LegendEntry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.entry = entry
+        self.setObjectName("legendEntry")
+        self.swatch = QLabel()
+        self.swatch.setObjectName("legendSwatch")
+        self.swatch.setPixmap(series_swatch(entry))
+        self.label = QLabel(entry.name)
+        self.label.setObjectName("legendLabel")
+        self.setToolTip(entry.tooltip or entry.name)
+        self.setAccessibleName(entry.name)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addWidget(self.swatch)
+        layout.addWidget(self.label)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+
+    def full_width(self) -> int:
+        return SWATCH_SIZE.width() + 6 + self.label.fontMetrics().horizontalAdvance(self.entry.name)
+
+    def fit(self, width: int) -> None:
+        """Elide the name (keeping both ends) if the entry is wider than ``width``."""
+        room = width - SWATCH_SIZE.width() - 6
+        metrics = self.label.fontMetrics()
+        text = metrics.elidedText(self.entry.name, Qt.TextElideMode.ElideMiddle, max(room, 20))
+        if text != self.label.text():
+            self.label.setText(text)
+
+
+class FlowLayout(QLayout):
+    """Widgets left to right, wrapping onto new lines (Qt's flow layout example, trimmed)."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 16, line: int = 4) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._spacing, self._line = spacing, line
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._arrange(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:
+        super().setGeometry(rect)
+        self._arrange(rect, move=True)
+
+    def sizeHint(self) -> QSize:
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        return size
+
+    def _arrange(self, rect: QRect, *, move: bool) -> int:
+        x, y, line_height = rect.x(), rect.y(), 0
+        for item in self._items:
+            widget = item.widget()
+            hint = item.sizeHint()
+            if isinstance(widget, _Entry):  # measured on the full name, elided only if need be
+                hint.setWidth(widget.full_width())
+                if move:
+                    widget.fit(rect.width())
+            width = min(hint.width(), rect.width())
+            if x > rect.x() and x + width > rect.right() + 1:
+                x, y = rect.x(), y + line_height + self._line
+                line_height = 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
+            x += width + self._spacing
+            line_height = max(line_height, hint.height())
+        return y + line_height - rect.y()
+
+
+class SeriesLegend(QWidget):
+    """The legend of a line or bar chart, placed beside the plot (below it, as a rule)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("seriesLegend")
+        self.flow = FlowLayout(self)
+        self.entries: list[_Entry] = []
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def set_entries(self, entries: list[LegendEntry]) -> None:
+        while self.flow.count():
+            item = self.flow.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().hide()
+                item.widget().deleteLater()
+        self.entries = []
+        for entry in entries:
+            shown = _Entry(entry, self)
+            self.flow.addItem(QWidgetItem(shown))
+            shown.show()
+            self.entries.append(shown)
+        self.setVisible(bool(entries))
+        self.flow.invalidate()
+        self.updateGeometry()
+
+    def names(self) -> list[str]:
+        return [shown.entry.name for shown in self.entries]
+
+    def shown_texts(self) -> list[str]:
+        """What each entry reads now (elided names end in or contain an ellipsis)."""
+        return [shown.label.text() for shown in self.entries]
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self.flow.heightForWidth(width)
+
+    def sizeHint(self) -> QSize:
+        width = max(self.width(), 200)
+        return QSize(width, self.heightForWidth(width))

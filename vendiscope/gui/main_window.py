@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import (
     QCloseEvent,
-    QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
     QGuiApplication,
@@ -38,12 +37,11 @@ from vendiscope.gui.project_nodes import Node
 from vendiscope.gui.project_panel import ProjectPanel
 from vendiscope.gui.record_link import RecordLink
 from vendiscope.gui.settings import SETTINGS_VERSION, AppSettings
-from vendiscope.gui.start_page import StartPage
+from vendiscope.gui.start_page import NoViewsPage, StartPage
 from vendiscope.gui.store_guard import StoreGuard
 from vendiscope.gui.tabs import ViewTabs
 from vendiscope.gui.window_actions import WindowActions
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "gui.md"
 DEFAULT_SIZE = QSize(1280, 760)
 CLOSE_WAIT_MS = 120_000
 
@@ -84,12 +82,8 @@ class MainWindow(QMainWindow):
 
         self.start_page = StartPage()
         self.tabs = ViewTabs(self.document, self)
-        self.empty_tabs = QLabel(
-            "Double-click a dataset in the project panel to browse its records,\n"
-            "or open its diversity dashboard (Ctrl+2)."
-        )
-        self.empty_tabs.setObjectName("hint")
-        self.empty_tabs.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_tabs = NoViewsPage()
+        self.empty_tabs.import_requested.connect(self.files.import_data)
         self.central = QStackedWidget()
         for widget in (self.start_page, self.tabs, self.empty_tabs):
             self.central.addWidget(widget)
@@ -162,6 +156,7 @@ class MainWindow(QMainWindow):
         self.project_label.setText(f"{self.document.location} — not written (the file failed)")
         self.project_label.setToolTip(why)
         self.pipeline.update_enabled()
+        self._update_central()
 
     def _refuse_when_failed(self, job: Job) -> BaseException | None:
         """The job manager's gate: no job touches a project whose file failed."""
@@ -180,9 +175,10 @@ class MainWindow(QMainWindow):
         self.pipeline.update_enabled()
         self._update_central()
         count = len(names)
-        self.statusBar().showMessage(
-            f"{count} dataset{'s' if count != 1 else ''}" if self.document.is_open else "", 4000
-        )
+        if self.document.failure is None:
+            self.statusBar().showMessage(
+                f"{count} dataset{'s' if count != 1 else ''}" if self.document.is_open else "", 4000
+            )
 
     def _update_central(self) -> None:
         if not self.document.is_open:
@@ -190,6 +186,10 @@ class MainWindow(QMainWindow):
         elif self.tabs.count():
             self.central.setCurrentWidget(self.tabs)
         else:
+            if self.document.failure is not None:
+                self.empty_tabs.show_failure(self.document.failure)
+            else:
+                self.empty_tabs.update_for(self.document.location, len(self.document.datasets()))
             self.central.setCurrentWidget(self.empty_tabs)
 
     # ------------------------------------------------------------------ views
@@ -336,10 +336,6 @@ class MainWindow(QMainWindow):
 
     def show_about_qt(self) -> None:
         QMessageBox.aboutQt(self, "About Qt")
-
-    def show_guide(self) -> None:
-        target = GUIDE if GUIDE.exists() else GUIDE.with_name("user-guide.md")
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(target)))
 
     # ------------------------------------------------------------------ window
     def toggle_full_screen(self) -> None:

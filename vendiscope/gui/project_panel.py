@@ -1,13 +1,22 @@
-"""The project panel: a tree of datasets and their vector sets, runs and subsets."""
+"""The project panel: a tree of datasets and their vector sets, runs and subsets.
+
+Before a project is open it says how to open one; an open project without datasets says
+how to import one (with an Import button); otherwise it shows the tree, long names elided
+in the middle and in full in their tooltips.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+import html
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMenu,
+    QPushButton,
     QStackedLayout,
     QTreeView,
     QVBoxLayout,
@@ -15,8 +24,19 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.gui.document import ProjectDocument
+from vendiscope.gui.icons import icon
 from vendiscope.gui.project_model import ProjectTreeModel
 from vendiscope.gui.project_nodes import Node
+
+NO_DATASETS = (
+    "This project has no datasets yet. Import one (JSONL, JSON, CSV, Parquet, a Hugging "
+    "Face folder, a folder of .txt files):<ul style='margin-left: -24px'>"
+    "<li>File &gt; Import data… (Ctrl+I) or the button below,</li>"
+    "<li>drag a data file onto this window,</li>"
+    "<li>or on the command line:<br><code>vendiscope import {project} FILE</code></li></ul>"
+)
+PANEL_WIDTH = 320
+"""The width the panel asks for: room for a vector set's name two levels deep."""
 
 
 class ProjectPanel(QWidget):
@@ -28,6 +48,7 @@ class ProjectPanel(QWidget):
 
     dataset_selected = Signal(str)
     node_activated = Signal(object)  # Node, on double-click or Enter
+    import_requested = Signal()  # the Import button of an empty project
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,6 +61,8 @@ class ProjectPanel(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(False)
         self.tree.setAnimated(False)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # both ends of a long name
+        self.tree.setIndentation(14)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._menu)
         self.tree.activated.connect(self._activated)
@@ -58,14 +81,58 @@ class ProjectPanel(QWidget):
         self.placeholder.setObjectName("hint")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
+        self.empty = self._empty_page()
         self.stack = QStackedLayout()
         self.stack.addWidget(self.placeholder)
+        self.stack.addWidget(self.empty)
         self.stack.addWidget(self.tree)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self.stack)
-        document.opened.connect(lambda _loc: self.stack.setCurrentWidget(self.tree))
-        document.closed.connect(lambda: self.stack.setCurrentWidget(self.placeholder))
+        document.opened.connect(lambda _loc: self._show_page())
+        document.closed.connect(self._show_page)
+        self.model.rebuilt.connect(self._show_page)
+        self.import_requested.connect(self._import_through_window)
+
+    def _empty_page(self) -> QWidget:
+        page = QWidget()
+        page.setObjectName("emptyProject")
+        self.empty_label = QLabel()
+        self.empty_label.setTextFormat(Qt.TextFormat.RichText)
+        self.empty_label.setObjectName("hint")
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.import_button = QPushButton(icon("import"), "Import data…")
+        self.import_button.setObjectName("importButton")
+        self.import_button.setToolTip("Choose data files to import into this project (Ctrl+I)")
+        self.import_button.clicked.connect(self.import_requested)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(12, 16, 12, 12)
+        layout.addWidget(self.empty_label)
+        layout.addSpacing(8)
+        layout.addWidget(self.import_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addStretch(1)
+        return page
+
+    def _show_page(self) -> None:
+        if not self.document.is_open:
+            self.stack.setCurrentWidget(self.placeholder)
+        elif self.document.failure is None and not self.document.datasets():
+            project = Path(self.document.location or "PROJECT").name
+            self.empty_label.setText(NO_DATASETS.format(project=html.escape(project)))
+            self.empty_label.setToolTip(self.document.location or "")
+            self.stack.setCurrentWidget(self.empty)
+        else:
+            self.stack.setCurrentWidget(self.tree)
+
+    def _import_through_window(self) -> None:
+        """What File > Import data… does (the window's file commands), when there is one."""
+        files = getattr(self.window(), "files", None)
+        if files is not None and hasattr(files, "import_data"):
+            files.import_data()
+
+    def sizeHint(self) -> QSize:
+        return QSize(PANEL_WIDTH, super().sizeHint().height())
 
     # ------------------------------------------------------------------ refresh
     def _forget(self) -> None:
@@ -127,7 +194,7 @@ class ProjectPanel(QWidget):
         if node is None:
             return
         self.tree.setCurrentIndex(index)  # the menu's actions act on the clicked dataset
-        actions: list[QAction | None] = self.context_actions(node)
+        actions: list[QAction | None] = [*self.context_actions(node), *self.resume_actions(node)]
         if not actions:
             return
         menu = QMenu(self)
@@ -137,3 +204,9 @@ class ProjectPanel(QWidget):
             else:
                 menu.addAction(action)
         menu.exec(self.tree.viewport().mapToGlobal(point))
+
+    def resume_actions(self, node: Node) -> list[QAction]:
+        """ "Resume" on an interrupted vector set (the window's pipeline submits the job)."""
+        make = getattr(getattr(self.window(), "pipeline", None), "resume_action", None)
+        action = make(node) if make is not None else None
+        return [action] if action is not None else []

@@ -19,6 +19,9 @@ from PySide6.QtWidgets import (
 from vendiscope.core.models import RecordRow
 from vendiscope.gui.style import monospace_font
 
+HASH_CHARS = 16
+"""The content hash is shown shortened (in full in its tooltip)."""
+
 
 def _text_box(name: str) -> QPlainTextEdit:
     box = QPlainTextEdit()
@@ -26,6 +29,8 @@ def _text_box(name: str) -> QPlainTextEdit:
     box.setReadOnly(True)
     box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
     box.setTabChangesFocus(True)
+    # two lines at least, not Qt's 70 px: the pane fits beside the map on a 768-pixel screen
+    box.setMinimumHeight(box.fontMetrics().lineSpacing() * 2 + 2 * box.frameWidth() + 8)
     return box
 
 
@@ -94,6 +99,8 @@ class RecordDetail(QWidget):
         self.record = record
         if record is None:
             self.stack.setCurrentWidget(self.placeholder)
+            for section in (self.prompt_section, self.response_section, self.text_section):
+                section.hide()  # and take no room: the pane's minimum is the placeholder's
             return
         self.stack.setCurrentIndex(1)
         self.heading.setText(f"Record {record.seq:,}")
@@ -105,7 +112,11 @@ class RecordDetail(QWidget):
             "hash": record.content_hash,
         }
         for key, value in facts.items():
-            self.fact_labels[key].setText(value or "—")
+            shown = value or "—"
+            if key == "hash" and len(shown) > HASH_CHARS:  # a hex string cannot wrap
+                shown = shown[:HASH_CHARS] + "…"
+            self.fact_labels[key].setText(shown)
+            self.fact_labels[key].setToolTip(value or "")
         self.prompt.setPlainText(record.prompt or "")
         self.response.setPlainText(record.response or "")
         self.text.setPlainText(record.text or "")

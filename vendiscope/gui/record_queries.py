@@ -6,13 +6,15 @@ records view runs them on worker threads (:class:`~vendiscope.gui.background.Loa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from vendiscope.gui.tasks import opened
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from vendiscope.core.models import RunInfo
 
 MAX_SCORE_COLUMNS = 4
 METRIC_LABELS = {"gvendi": "G-Vendi", "vendi": "embedding-Vendi"}
@@ -31,6 +33,7 @@ class ScoreColumn:
     title: str
     tooltip: str
     values: np.ndarray  # float32, one value per record, in dataset order
+    run_id: int | None = None  # the score run that wrote it
 
 
 def load_score_columns(location: str, dataset: str) -> list[ScoreColumn]:
@@ -43,19 +46,37 @@ def load_score_columns(location: str, dataset: str) -> list[ScoreColumn]:
         columns = []
         for found in reversed(sets[-MAX_SCORE_COLUMNS:]):
             run = runs.get(found.run_id) if found.run_id is not None else None
-            metric = run.params.get("metric", "") if run is not None else ""
-            details = (run.result or {}).get("details", {}) if run is not None else {}
-            kind = details.get("per_record") or "score"
-            label = METRIC_LABELS.get(metric, metric or "metric")
-            title = f"{kind} #{found.run_id}"
-            tooltip = (
-                f"Per-record {kind} from run #{found.run_id} ({label} on "
-                f"{found.params.get('vector_set', '?')}): {PER_RECORD_HELP.get(kind, '')}. "
-                "Click the header to sort by it."
-            )
+            title, tooltip = score_column_text(found.name, found.params, run)
             values = vectors.load(project, dataset, found.name)[:, 0]
-            columns.append(ScoreColumn(found.name, title, tooltip, values))
-    return columns
+            columns.append(ScoreColumn(found.name, title, tooltip, values, found.run_id))
+    titles = [c.title for c in columns]
+    return [  # two runs on one vector set: the run number tells them apart
+        replace(c, title=f"{c.title} #{c.run_id}") if titles.count(c.title) > 1 else c
+        for c in columns
+    ]
+
+
+def score_column_text(name: str, params: dict[str, Any], run: RunInfo | None) -> tuple[str, str]:
+    """A score column's header, ``Leverage (gradients/fast)``, and its tooltip (the run and
+    its parameters, and what the score means)."""
+    metric = run.params.get("metric", "") if run is not None else ""
+    details = (run.result or {}).get("details", {}) if run is not None else {}
+    kind = str(details.get("per_record") or "score")
+    scored = str((run.params.get("vector_set") if run is not None else None)
+                 or params.get("vector_set") or name)  # fmt: skip
+    label = METRIC_LABELS.get(metric, metric or "metric")
+    title = f"{kind.capitalize()} ({scored})"
+    if run is None:
+        return title, f"Per-record {kind} in vector set '{name}'. Click the header to sort by it."
+    settings = {"q": details.get("q"), **(run.params.get("params") or {})}
+    shown = ", ".join(f"{k} = {v}" for k, v in settings.items() if v is not None)
+    help_text = PER_RECORD_HELP.get(kind, "")
+    tooltip = (
+        f"{label} {kind} of each record, from run #{run.id} ({label} on '{scored}'"
+        f"{'; ' + shown if shown else ''})" + (f": {help_text}" if help_text else "") + ".\n"
+        "Click the header to sort by it (highest first)."
+    )
+    return title, tooltip
 
 
 def filter_positions(

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 PAGE_ROWS = 200
 CACHE_PAGES = 32
 CELL_CHARS = 240
+SCORE_HEADER_CHARS = 18
+"""A score column's vector set is shortened to this many characters in its header."""
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 10
 SORT_ROLE = Qt.ItemDataRole.UserRole + 11
 Index = QModelIndex | QPersistentModelIndex
@@ -35,6 +37,14 @@ BASE_TIPS = (
     "The response (answer) the model should learn",
     "Where the record comes from (domain, task); diversity is also reported per source",
 )
+
+
+def _middle(text: str, limit: int) -> str:
+    """``text`` shortened in the middle to ``limit`` characters (both ends kept)."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
 
 
 def one_line(text: str | None, limit: int = CELL_CHARS) -> str:
@@ -95,8 +105,13 @@ class RecordsTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         base = len(BASE_COLUMNS)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return BASE_COLUMNS[section] if section < base else self.scores[section - base].title
+        if role == Qt.ItemDataRole.DisplayRole:  # a score's name on two lines: what, then on what
+            if section < base:
+                return BASE_COLUMNS[section]
+            what, _, scored = self.scores[section - base].title.partition(" (")
+            if not scored:
+                return what
+            return f"{what}\n({_middle(scored.removesuffix(')'), SCORE_HEADER_CHARS)})"
         if role == Qt.ItemDataRole.ToolTipRole:
             return BASE_TIPS[section] if section < base else self.scores[section - base].tooltip
         return None

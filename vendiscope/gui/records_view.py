@@ -25,11 +25,16 @@ from vendiscope.gui.icons import icon
 from vendiscope.gui.record_detail import RecordDetail
 from vendiscope.gui.record_link import RecordLink
 from vendiscope.gui.record_queries import dataset_sources, filter_positions, load_score_columns
-from vendiscope.gui.records_model import RECORD_ROLE, RecordsTableModel
+from vendiscope.gui.records_model import BASE_COLUMNS, RECORD_ROLE, RecordsTableModel
 from vendiscope.gui.tabs import register_view
 
 FILTER_DELAY_MS = 300
 ALL_SOURCES = "All sources"
+TEXT_COLUMNS = (1, 2)
+"""Prompt and response: they share the width the other columns leave."""
+SOURCE_WIDTH = 110
+SCORE_WIDTH = 170
+"""A score's column at most (its name is on two lines: ``Leverage`` / ``(gradients/fast)``)."""
 
 
 class RecordsView(QWidget):
@@ -82,7 +87,8 @@ class RecordsView(QWidget):
         vertical.setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)
+        header.setTextElideMode(Qt.TextElideMode.ElideNone)  # a score's name has two lines
         header.setSectionsClickable(True)
         header.setSortIndicatorShown(False)
         header.sectionClicked.connect(self._header_clicked)
@@ -98,7 +104,7 @@ class RecordsView(QWidget):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([700, 380])
+        splitter.setSizes([760, 320])
         self.detail.setMinimumWidth(280)
         self.splitter = splitter
 
@@ -206,13 +212,30 @@ class RecordsView(QWidget):
             self.detail.show_record(None)
 
     def _size_columns(self) -> None:
-        """Fixed widths (measuring a million rows is not an option); scores shown next to #."""
+        """Widths from the headers, not the rows (measuring a million rows is not an option):
+        position, source and scores as wide as they need (a score's name up to
+        :data:`SCORE_WIDTH`, elided in the middle, in full in its tooltip), prompt and
+        response share the rest, so every column is in view. Scores come next to the #."""
         header = self.table.horizontalHeader()
-        digits = self.fontMetrics().horizontalAdvance("0,000,000") + 16
-        widths = [digits, 260, 200, 100]
+        metrics = header.fontMetrics()
+        padding = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin) + 16
+        base = len(BASE_COLUMNS)
         for column in range(self.model.columnCount()):
-            header.resizeSection(column, widths[column] if column < len(widths) else 100)
-        for offset, column in enumerate(range(len(widths), self.model.columnCount()), start=1):
+            if column in TEXT_COLUMNS:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+                continue
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal) or "")
+            wanted = max(metrics.horizontalAdvance(line) for line in title.split("\n"))
+            if column == 0:  # as wide as the largest position
+                wanted = max(wanted, metrics.horizontalAdvance(f"{max(self.model.total, 1):,}0"))
+                width = wanted + padding
+            elif column < base:
+                width = max(SOURCE_WIDTH, wanted + padding)
+            else:
+                width = min(SCORE_WIDTH, wanted + padding)
+            header.resizeSection(column, width)
+        for offset, column in enumerate(range(base, self.model.columnCount()), start=1):
             header.moveSection(header.visualIndex(column), offset)
 
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -239,7 +262,9 @@ class RecordsView(QWidget):
             QItemSelectionModel.SelectionFlag.ClearAndSelect
             | QItemSelectionModel.SelectionFlag.Rows,
         )
+        sideways = self.table.horizontalScrollBar().value()
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        self.table.horizontalScrollBar().setValue(sideways)  # keep the # column in view
         return True
 
     def focus_filter(self) -> None:

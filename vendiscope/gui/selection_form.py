@@ -9,6 +9,7 @@ ParamSpec. :meth:`SelectionForm.options` turns it all into the keyword arguments
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -40,6 +41,26 @@ from vendiscope.gui.style import error_palette
 
 NO_QUALITY = "(none: every record weighs the same)"
 DEFAULT_METHOD = "greedy-vendi"
+DEFAULT_SHARE = 0.10
+"""The default budget is this share of the records ..."""
+DEFAULT_MAX_K = 1000
+"""... but at most this many records."""
+BUDGET_RULE = (
+    f"The default is {DEFAULT_SHARE:.0%} of the records, rounded to two significant figures "
+    f"(at most {DEFAULT_MAX_K:,})"
+)
+
+
+def default_budget(rows: int) -> int:
+    """The budget k the workbench proposes for a dataset of ``rows`` records.
+
+    10% of the records, rounded to two significant figures so it reads as a chosen number
+    (1,245 records: 120, not 124), at most 1,000 and at least 1 (never more than ``rows``).
+    """
+    share = max(rows, 0) * DEFAULT_SHARE
+    step = 10 ** max(0, math.floor(math.log10(max(share, 1.0))) - 1)  # two significant figures
+    k = round(share / step) * step
+    return max(1, min(rows, k, DEFAULT_MAX_K))
 
 
 class SelectionForm(QWidget):
@@ -83,7 +104,13 @@ class SelectionForm(QWidget):
         self.k.setObjectName("budget")
         self.k.setRange(1, 1)
         self.k.setGroupSeparatorShown(True)
-        self.k.setToolTip("The budget: how many records to choose")
+        self.k.setToolTip(f"The budget: how many records to choose. {BUDGET_RULE}.")
+        self.k_share = QLabel()
+        self.k_share.setObjectName("hint")
+        self.k.valueChanged.connect(self._show_share)
+        budget_row = QHBoxLayout()
+        budget_row.addWidget(self.k, 1)
+        budget_row.addWidget(self.k_share)
         self.vector_set = QComboBox()
         self.vector_set.setToolTip(
             "The features to select on: gradients optimise G-Vendi (the paper's measure), "
@@ -113,7 +140,7 @@ class SelectionForm(QWidget):
         self.subset_name = QLineEdit()
         self.subset_name.setPlaceholderText("automatic: METHOD-k")
         form = QFormLayout()
-        form.addRow("Budget k:", self.k)
+        form.addRow("Budget k:", budget_row)
         form.addRow("Vector set:", self.vector_set)
         form.addRow("Quality:", self.quality)
         form.addRow("Exclude:", self.exclude)
@@ -214,7 +241,8 @@ class SelectionForm(QWidget):
         self.state = state
         self.k.setMaximum(max(1, state.rows))
         if first:
-            self.k.setValue(max(1, min(state.rows, round(state.rows / 10) or 1, 1000)))
+            self.k.setValue(default_budget(state.rows))
+        self._show_share()
         refill(
             self.vector_set, [(f"{n} ({KIND_TITLES.get(k, k)})", n) for n, k in state.vector_sets]
         )
@@ -244,6 +272,20 @@ class SelectionForm(QWidget):
             "dataset has neither yet."
         )
         self.update_enabled()
+
+    def _show_share(self) -> None:
+        """What k is as a share of the records, next to it (and why the default is what it is)."""
+        rows = self.state.rows if self.state is not None else 0
+        if not rows:
+            self.k_share.clear()
+            return
+        k = self.k.value()
+        share = k / rows
+        self.k_share.setText(f"{share:.{0 if share >= 0.01 else 1}%} of {rows:,}")
+        default = default_budget(rows)
+        self.k_share.setToolTip(
+            f"{k:,} of the {rows:,} records ({share:.1%}). {BUDGET_RULE}: {default:,} here."
+        )
 
     def update_enabled(self) -> None:
         ready = (

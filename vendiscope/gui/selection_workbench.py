@@ -37,21 +37,22 @@ from vendiscope.gui.selection_data import KIND_TITLES, SelectionRun, WorkbenchSt
 from vendiscope.gui.selection_form import SelectionForm, refill
 from vendiscope.gui.tabs import register_view
 
-NO_QUALITY = "(none: every record weighs the same)"
 TIMES = "\u00d7"  # the multiplication sign
-DEFAULT_METHOD = "greedy-vendi"
-RUN_COLUMNS = ("#", "Method", "k", "Selected on", "Objective", "Vendi", "Random", "Gain", "Subset")
+RUN_COLUMNS = ("#", "Method", "k", "Vendi", "Random", "Gain", "Selected on", "Objective", "Subset")
+"""The results (Vendi, Random, Gain) come right after the run, where they are always seen."""
 RUN_TIPS = (
     "The selection run",
     "The selector plugin",
     "The budget: records chosen",
-    "The vector set the selector worked on",
-    "The selector's own objective at k",
     "Vendi score of the k chosen records, on the vector set chosen above the chart",
     "Vendi score of k records in a random order of the same candidates (the baseline)",
     "How many times more effective distinct examples than random",
+    "The vector set the selector worked on",
+    "The selector's own objective at k",
     "The subset the run saved (export it, or show it on the map)",
 )
+NUMBER_COLUMNS = (0, 2, 3, 4, 5)
+"""Right-aligned and as wide as their contents; the text columns share the rest (elided)."""
 
 
 def _registry(window: Any) -> Any:
@@ -135,9 +136,18 @@ class SelectionWorkbench(QWidget):
         self.runs_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.runs_table.verticalHeader().hide()
         self.runs_table.setAlternatingRowColors(True)
+        self.runs_table.setWordWrap(False)
+        self.runs_table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.runs_table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         header = self.runs_table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("#00") + 12)
+        for column in range(len(RUN_COLUMNS)):  # every column in view: no sideways scrolling
+            mode = (
+                QHeaderView.ResizeMode.ResizeToContents
+                if column in NUMBER_COLUMNS or column == 1
+                else QHeaderView.ResizeMode.Stretch
+            )
+            header.setSectionResizeMode(column, mode)
         self.runs_table.itemSelectionChanged.connect(self._run_selected)
         self.save_button = QPushButton(icon("subset"), "Save subset…")
         self.save_button.setToolTip("Save the run's subset under a new name (it keeps the run)")
@@ -210,21 +220,23 @@ class SelectionWorkbench(QWidget):
             chosen = run.vendi.get(curve, [None])[-1] if curve else None
             random = run.random.get(curve, [None])[-1] if curve else None
             gain = chosen / random if chosen and random else None
-            objective = (
-                f"{run.objective_name} = {run.objective:.4g}" if run.objective is not None else ""
+            objective = (  # the number first: it stays in view when the cell is elided
+                f"{run.objective:.4g} ({run.objective_name})" if run.objective is not None else ""
             )
             subset = run.subset or ""
             if run.subset and not run.subset_exists:
                 subset += " (deleted)"
             times = f"{gain:.2f}{TIMES}" if gain else ""
             cells = [
-                f"#{run.run_id}", run.method, f"{run.k:,}", run.vector_set, objective,
-                _number(chosen), _number(random), times, subset,
+                f"#{run.run_id}", run.method, f"{run.k:,}", _number(chosen), _number(random),
+                times, run.vector_set, objective, subset,
             ]  # fmt: skip
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, run.run_id)
-                if column in (0, 2, 5, 6, 7):
+                if text:
+                    item.setToolTip(text)  # the whole text of an elided cell
+                if column in NUMBER_COLUMNS:
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )

@@ -10,9 +10,10 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedLayout, QVBoxLayout, QWidget
 
 from vendiscope.gui.dashboard_data import ScoreSummary
+from vendiscope.gui.legend import LegendEntry, SeriesLegend
 from vendiscope.gui.style import is_dark
 
 SPECTRUM_HELP = (
@@ -52,7 +53,13 @@ class SpectrumPlot(QWidget):
         _sparse_log_labels(self.plot.getAxis("left"))
         self.plot.setLabel("bottom", "eigenvalue rank", color=text.name())
         self.plot.setLabel("left", "share of the spectrum", color=text.name())
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=text)
+        self.legend = SeriesLegend()  # below the plot: never over the curves, never clipped
+        self.chart = QWidget()
+        chart_layout = QVBoxLayout(self.chart)
+        chart_layout.setContentsMargins(0, 0, 0, 0)
+        chart_layout.setSpacing(6)
+        chart_layout.addWidget(self.plot, 1)
+        chart_layout.addWidget(self.legend)
         self.placeholder = QLabel(
             "No spectrum yet. Score the dataset (G-Vendi or embedding-Vendi) to see how evenly "
             "its variety spreads over directions."
@@ -62,14 +69,14 @@ class SpectrumPlot(QWidget):
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.placeholder)
-        self.stack.addWidget(self.plot)
+        self.stack.addWidget(self.chart)
         self.series: dict[str, list[float]] = {}
 
     def set_scores(self, scores: list[ScoreSummary]) -> None:
         self.plot.clear()
-        self.legend.clear()
         self.series = {}
         colours = series_colours(self.palette())
+        entries = []
         for score in scores:
             values = [v for v in score.spectrum if v > 0]
             if not values:
@@ -84,10 +91,20 @@ class SpectrumPlot(QWidget):
                 symbolSize=5,
                 symbolBrush=colour,
                 symbolPen=None,
-                name=f"{score.label} ({score.vector_set})",
             )
+            entries.append(
+                LegendEntry(
+                    f"{score.label} ({score.vector_set})",
+                    colour,
+                    marker=True,
+                    tooltip=f"{score.label} of run #{score.run_id} on vector set "
+                    f"'{score.vector_set}': {score.value:,.1f} effective distinct examples "
+                    f"of {score.n:,}; its {len(values)} largest eigenvalues",
+                )
+            )
+        self.legend.set_entries(entries)
         self.plot.enableAutoRange()
-        self.stack.setCurrentWidget(self.plot if self.series else self.placeholder)
+        self.stack.setCurrentWidget(self.chart if self.series else self.placeholder)
 
 
 def _sparse_log_labels(axis: pg.AxisItem) -> None:

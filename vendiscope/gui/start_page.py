@@ -1,4 +1,6 @@
-"""The start page, shown while no project is open: New, Open, Open demo, recent projects."""
+"""The start page, shown while no project is open: New, Open, Open demo, recent projects;
+and :class:`NoViewsPage`, shown while a project is open but no view is (how to import data
+into an empty project, how to open a dataset's views otherwise)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -17,6 +20,17 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.gui.icons import app_icon, icon
+from vendiscope.gui.style import monospace_font
+
+IMPORT_HINT = (
+    "This project has no datasets yet. Import one: File > Import data… (Ctrl+I), drag a "
+    "data file (JSONL, JSON, CSV, Parquet, a Hugging Face folder, a folder of .txt files) "
+    "onto this window, or on the command line:"
+)
+OPEN_HINT = (
+    "Double-click a dataset in the project panel to browse its records,\n"
+    "or open its diversity dashboard (Ctrl+2)."
+)
 
 
 def _action_button(icon_name: str, title: str, text: str) -> QToolButton:
@@ -75,7 +89,10 @@ class StartPage(QWidget):
         actions.addWidget(start)
         for button in (self.new_button, self.open_button, self.demo_button):
             actions.addWidget(button)
-        drop = QLabel("Tip: drop a data file on this window to import it.")
+        drop = QLabel(
+            "Tip: drop a data file on this window to import it into a new project, or on "
+            "the command line: vendiscope import PROJECT FILE."
+        )
         drop.setObjectName("hint")
         drop.setWordWrap(True)
         actions.addWidget(drop)
@@ -128,3 +145,58 @@ class StartPage(QWidget):
 
     def _recent_activated(self, item: QListWidgetItem) -> None:
         self.recent_requested.emit(item.data(Qt.ItemDataRole.UserRole))
+
+
+class NoViewsPage(QWidget):
+    """The central area of an open project with no view open.
+
+    An empty project says how to import (with an Import button that emits
+    ``import_requested``); a project with datasets says how to open their views. Call
+    :meth:`update_for` with the project's location and dataset count when they change.
+    """
+
+    import_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("noViewsPage")
+        self.hint = QLabel(OPEN_HINT)
+        self.hint.setObjectName("hint")
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.command = QLabel()
+        self.command.setObjectName("importCommand")
+        self.command.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.command.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.import_button = QPushButton(icon("import"), "Import data…")
+        self.import_button.setObjectName("importButton")
+        self.import_button.clicked.connect(self.import_requested)
+        holder = QWidget()
+        holder.setMaximumWidth(560)
+        column = QVBoxLayout(holder)
+        column.addStretch(1)
+        column.addWidget(self.hint)
+        column.addWidget(self.command)
+        column.addSpacing(8)
+        column.addWidget(self.import_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        column.addStretch(1)
+        outer = QHBoxLayout(self)
+        outer.addStretch(1)
+        outer.addWidget(holder, 4)
+        outer.addStretch(1)
+        self.update_for(None, 1)
+
+    def update_for(self, location: str | None, datasets: int) -> None:
+        empty = location is not None and datasets == 0
+        self.hint.setText(IMPORT_HINT if empty else OPEN_HINT)
+        name = Path(location).name if location else "PROJECT"
+        self.command.setText(f"vendiscope import {name} FILE")
+        self.command.setFont(monospace_font())
+        self.command.setVisible(empty)
+        self.import_button.setVisible(empty)
+
+    def show_failure(self, why: str) -> None:
+        """The project's file failed: say so instead of inviting an import."""
+        self.hint.setText(why)
+        self.command.setVisible(False)
+        self.import_button.setVisible(False)

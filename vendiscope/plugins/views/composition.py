@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
+from vendiscope.core.plugins.params import Range
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 
@@ -17,30 +18,45 @@ class CompositionView(View):
     Parameters
     ----------
     metric
-        ``gvendi`` (gradients) or ``vendi`` (embeddings).
+        auto: G-Vendi when it is computed, else embedding-Vendi; gvendi: G-Vendi, on
+        gradient features; vendi: embedding-Vendi, on embeddings.
     records
         Also draw each source's number of records.
     max_sources
-        Show the largest this many sources (at most 20 get a contribution).
+        Show the largest this many sources (at most 20 get a contribution bar).
     """
 
     def __init__(
         self,
-        metric: Literal["gvendi", "vendi"] = "gvendi",
+        metric: Literal["auto", "gvendi", "vendi"] = "auto",
         records: bool = False,
-        max_sources: int = viewdata.MAX_CONTRIBUTION_SOURCES,
+        max_sources: Annotated[int, Range(1)] = viewdata.MAX_CONTRIBUTION_SOURCES,
     ) -> None:
         self.metric = metric
         self.records = records
         self.max_sources = max_sources
 
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
-        check_choice("metric", self.metric, tuple(viewdata.VENDI_METRICS))
+        check_choice("metric", self.metric, ("auto", *viewdata.VENDI_METRICS))
         check_count("max_sources", self.max_sources)
         project, dataset = context(data)
-        score = viewdata.score_summary(project, dataset, self.metric)  # NotComputed if missing
-        table = viewdata.source_table(project, dataset, contributions=self.metric)
+        score = _score(project, dataset, self.metric)  # NotComputed if missing
+        table = viewdata.source_table(project, dataset, contributions=score["metric"])
         return composition_chart(table, score, records=self.records, max_sources=self.max_sources)
+
+
+def _score(project: Any, dataset: str, metric: str) -> dict[str, Any]:
+    """The score to show: ``metric``'s, or with ``auto`` the first computed of G-Vendi and
+    embedding-Vendi (when neither is, the error names what to compute for G-Vendi)."""
+    if metric != "auto":
+        return viewdata.score_summary(project, dataset, metric)
+    missing: list[viewdata.NotComputed] = []
+    for candidate in viewdata.VENDI_METRICS:
+        try:
+            return viewdata.score_summary(project, dataset, candidate)
+        except viewdata.NotComputed as error:
+            missing.append(error)
+    raise missing[0]
 
 
 def composition_chart(
