@@ -278,3 +278,134 @@ def test_large_import_rebuilds_the_hash_index(project, project_path, tmp_path) -
 def test_new_projects_use_large_pages(project) -> None:
     with project.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA page_size").scalar() == 16_384
+
+
+# --------------------------------------------------------------------------- explicit maps, CLI
+def _cli(*args: object):
+    from typer.testing import CliRunner
+
+    from vendiscope.cli._app import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_explicit_maps_work_when_detection_finds_no_text_column(tmp_path: Path) -> None:
+    data = write_jsonl(
+        tmp_path / "nested.jsonl",
+        [{"meta": {"q": "what is two?", "a": "2"}}, {"meta": {"q": "and three?", "a": "3"}}],
+    )
+    project = tmp_path / "p.vscope"
+    maps = ["--map", "prompt=meta.q", "--map", "response=meta.a"]
+    dry = _cli("import", project, data, *maps, "--dry-run")
+    assert dry.exit_code == 0 and "prompt=meta.q, response=meta.a" in dry.output
+    done = _cli("import", project, data, *maps)
+    assert done.exit_code == 0, done.output
+    assert "imported 2 records" in done.output
+    shown = orjson.loads(_cli("show", project, "nested", "--json").output)
+    assert [(r["prompt"], r["response"]) for r in shown] == [
+        ("what is two?", "2"),
+        ("and three?", "3"),
+    ]
+
+
+def test_maps_without_a_content_role_still_get_the_detection_message(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "nested.jsonl", [{"meta": {"q": "x"}, "n": 1}])
+    result = _cli("import", tmp_path / "p.vscope", data, "--map", "label=n")
+    assert result.exit_code == 1
+    assert "nested.jsonl: no column holds text; map the fields yourself" in result.output
+
+
+# --------------------------------------------------------------------------- another app's database
+def _dump(path: Path) -> str:
+    import sqlite3
+
+    connection = sqlite3.connect(path)
+    try:
+        return "\n".join(connection.iterdump())
+    finally:
+        connection.close()
+
+
+def test_import_into_another_applications_database_is_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "notes.db"
+    connection = sqlite3.connect(other)
+    connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    connection.execute("INSERT INTO notes (body) VALUES ('keep me')")
+    connection.commit()
+    connection.close()
+    dump, raw = _dump(other), other.read_bytes()
+    data = write_jsonl(tmp_path / "qa.jsonl", qa_rows(3))
+    result = _cli("import", other, data)
+    assert result.exit_code == 1
+    assert "notes.db: is a database but not a Vendiscope project" in result.output
+    assert "left unchanged" in result.output
+    assert _dump(other) == dump
+    assert other.read_bytes() == raw  # not even switched to WAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db", "qa.jsonl"]
+    from vendiscope.core.project import Project
+
+    with pytest.raises(ProjectError, match="not a Vendiscope project"):
+        Project.open(other, create=True)
+    assert other.read_bytes() == raw
+
+
+def test_an_empty_database_still_becomes_a_project(tmp_path: Path) -> None:
+    import sqlite3
+
+    empty = tmp_path / "empty.vscope"
+    connection = sqlite3.connect(empty)  # a real SQLite file, with nothing in it
+    connection.execute("CREATE TABLE scratch (x)")
+    connection.execute("DROP TABLE scratch")
+    connection.close()
+    assert empty.stat().st_size > 0
+    result = _cli("import", empty, write_jsonl(tmp_path / "qa.jsonl", qa_rows(3)))
+    assert result.exit_code == 0, result.output
+    assert "imported 3 records" in result.output
+
+
+# ------------------------------------------------------------------- deep rows of other importers
+DEEP_IMPORTER = '''
+from vendiscope.api import Importer, SourceInfo, SourceRow
+
+
+class Deep(Importer):
+    """Yields a row too deep to store between two good ones (no depth limit of its own)."""
+
+    def inspect(self, path):
+        return SourceInfo(unit="row", total=3, progress_unit="rows")
+
+    def read(self, path):
+        deep = []
+        for _ in range(100_000):
+            deep = [deep]
+        yield SourceRow(1, {"text": "a"}, 1)
+        yield SourceRow(2, {"text": "b", "deep": deep}, 2)
+        yield SourceRow(3, {"text": "c"}, 3)
+'''
+
+
+def test_a_row_too_deep_to_store_from_any_importer_is_a_bad_row(
+    project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+    from vendiscope.core.plugins.registry import PluginRegistry
+
+    (tmp_path / "vsp_deep.py").write_text(DEEP_IMPORTER, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = PluginRegistry.discover(plugin_dir=None)
+    registry.add_manifest(
+        PluginManifest("deep-things", (Contribution("importer", "deep", "vsp_deep:Deep"),))
+    )
+    source = tmp_path / "x.deep"
+    source.write_text("anything")
+    try:
+        with pytest.raises(InputError, match=r"x\.deep, row 2: nested too deeply to be stored"):
+            import_dataset(project, source, format="deep", registry=registry)
+        result = import_dataset(project, source, format="deep", registry=registry, skip_bad=True)
+        assert result.rows == 2 and [b.number for b in result.skipped] == [2]
+    finally:
+        sys.modules.pop("vsp_deep", None)

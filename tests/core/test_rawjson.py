@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,3 +69,26 @@ def test_any_row_roundtrips(row: dict, text_column: str) -> None:
 def test_integers_beyond_64_bits_do_not_break_storage() -> None:
     row = {"p": "x", "big": 2**70}
     assert '"big":1180591620717411303424' in rawjson.dumps(row)
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_rows_deeper_than_orjson_writes_are_stored_by_the_standard_library() -> None:
+    row = {"p": "x", "deep": _nested(300)}  # orjson stops at 254 levels
+    mapping = FieldMapping({"prompt": "p"})
+    stored, back = roundtrip(row, mapping)
+    assert stored.startswith(rawjson.COMPACT_PREFIX) and back == row
+    assert rawjson.loads(rawjson.dumps(row)) == row
+
+
+def test_a_row_too_deep_for_any_writer_is_an_unstorable_row() -> None:
+    row = {"p": "x", "deep": _nested(100_000)}
+    with pytest.raises(rawjson.UnstorableRow, match="nested too deeply"):
+        rawjson.dumps(row)
+    with pytest.raises(rawjson.UnstorableRow):
+        rawjson.dumps_compact(row, [("p", 0)], ("x",))

@@ -209,20 +209,14 @@ def _batches(
         if isinstance(item, SourceRow):
             try:
                 values = values_of(item.data)
+                stored = dumps(item.data, shared, values)
             except MappingError as exc:
                 item = BadRow(item.number, str(exc), exc.field, item.position)
+            except rawjson.UnstorableRow as exc:  # from an importer without a depth limit
+                item = BadRow(item.number, str(exc), None, item.position)
             else:
                 digest = hash_content(values[0], values[1], values[2])
-                batch.append(
-                    (
-                        dataset_id,
-                        seq,
-                        item.number,
-                        *values,
-                        dumps(item.data, shared, values),
-                        digest,
-                    )
-                )
+                batch.append((dataset_id, seq, item.number, *values, stored, digest))
                 seq += 1
                 if len(batch) >= BATCH_ROWS:
                     yield batch, item.position

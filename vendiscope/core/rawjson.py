@@ -35,12 +35,36 @@ COMPACT_PREFIX = "\x01"
 _MISSING = object()
 
 
+class UnstorableRow(ValueError):
+    """A row that cannot be written as JSON (nested deeper than the writer goes).
+
+    The built-in importers never yield one (their ``max_depth`` is far below); the import
+    job reports a row from another importer as a bad row.
+    """
+
+
 def dumps(row: Any) -> str:
-    """The row as JSON (bytes as base64, decimals and dates as strings)."""
+    """The row as JSON (bytes as base64, decimals and dates as strings).
+
+    Raises
+    ------
+    UnstorableRow
+        If the row cannot be written (nested deeper than Python's recursion limit).
+    """
     try:
         return orjson.dumps(row, default=_default, option=_OPTIONS).decode()
-    except TypeError:  # integers beyond 64 bits: the standard library writes them exactly
-        return json.dumps(row, default=_default, ensure_ascii=False, separators=(",", ":"))
+    except TypeError:  # integers beyond 64 bits, nesting beyond orjson's 254 levels
+        return _dumps_exactly(row)
+
+
+def _dumps_exactly(value: Any) -> str:
+    """``value`` as JSON by the standard library: integers of any size, deeper nesting."""
+    try:
+        return json.dumps(value, default=_default, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:
+        raise UnstorableRow("nested too deeply to be stored") from None
+    except (TypeError, ValueError) as exc:
+        raise UnstorableRow(f"cannot be stored as JSON ({exc})") from None
 
 
 def dumps_compact(
@@ -61,10 +85,11 @@ def dumps_compact(
     residual = dict(row)
     for column in references:
         residual[column] = None
-    return (
-        COMPACT_PREFIX
-        + orjson.dumps([references, residual], default=_default, option=_OPTIONS).decode()
-    )
+    try:
+        stored = orjson.dumps([references, residual], default=_default, option=_OPTIONS).decode()
+    except TypeError:  # as in dumps
+        stored = _dumps_exactly([references, residual])
+    return COMPACT_PREFIX + stored
 
 
 def loads(raw: str, values: Sequence[str | None] = ()) -> dict[str, Any]:

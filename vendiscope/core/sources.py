@@ -10,7 +10,7 @@ from typing import Any
 
 from vendiscope.core.detect import detect_mapping
 from vendiscope.core.errors import InputError, Location
-from vendiscope.core.fields import FieldMapping, parse_assignments
+from vendiscope.core.fields import CONTENT_ROLES, FieldMapping, parse_assignments
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 
@@ -123,6 +123,12 @@ def default_name(path: Path) -> str:
 def resolve_mapping(
     stream: SourceStream, mapping: FieldMapping | None, overrides: list[str] | None, path: Path
 ) -> FieldMapping:
+    """The mapping to import with: ``mapping``, else detected, with ``overrides`` on top.
+
+    Explicit ``ROLE=COLUMN`` overrides that name a content role stand on their own: they are
+    used even when detection finds nothing (as ``--dry-run`` shows them).
+    """
+    detection_error: ValueError | None = None
     try:
         if mapping is None:
             sample = stream.sample(SAMPLE_ROWS)
@@ -131,10 +137,30 @@ def resolve_mapping(
                     FieldMapping({"text": "text"}, detected="none") if overrides is None else None
                 )
             else:
-                mapping = detect_mapping(sample)
+                try:
+                    mapping = detect_mapping(sample)
+                except ValueError as exc:
+                    if not overrides:
+                        raise
+                    detection_error = exc
         if overrides:
             mapping = parse_assignments(overrides, base=mapping)
     except ValueError as exc:
-        raise InputError(str(exc), Location(path)) from exc
+        message = str(exc)
+        if detection_error is not None and not any(
+            role in CONTENT_ROLES for role in _assigned_roles(overrides or [])
+        ):
+            message = str(detection_error)  # the maps given name no content role
+        raise InputError(message, Location(path)) from exc
     assert mapping is not None
     return mapping
+
+
+def _assigned_roles(overrides: list[str]) -> list[str]:
+    """The roles that ``ROLE=COLUMN`` assignments give a column to."""
+    roles = []
+    for item in overrides:
+        role, _, column = item.partition("=")
+        if column.strip():
+            roles.append(role.strip())
+    return roles

@@ -89,7 +89,15 @@ def _schema_lock(engine: Engine) -> Iterator[None]:
 def ensure_schema(
     engine: Engine, *, where: str, create: bool, sqlite_path: Path | None
 ) -> Path | None:
-    """Bring the schema to the head revision. Returns the backup path when a migration ran."""
+    """Bring the schema to the head revision. Returns the backup path when a migration ran.
+
+    A database that holds anything but no Vendiscope schema is another application's: it
+    is refused even with ``create`` (only an empty database becomes a new project), and an
+    SQLite file is looked at read-only first, so that it is left byte for byte as it was
+    (opening the engine's connection would already switch it to WAL).
+    """
+    if sqlite_path is not None:
+        _refuse_foreign_sqlite(sqlite_path, where)
     with _schema_lock(engine):
         return _ensure_schema(engine, where=where, create=create, sqlite_path=sqlite_path)
 
@@ -102,12 +110,10 @@ def _ensure_schema(
     current = current_revision(engine)
     if current is None:
         tables = set(inspect(engine).get_table_names())
-        if tables and not create:
-            raise ProjectError(
-                f"{where}: is a database but not a Vendiscope project (no schema version found)"
-            )
         if tables and "datasets" in tables:
             raise ProjectError(f"{where}: has Vendiscope tables but no schema version")
+        if tables:  # even with create: never add our tables to another application's database
+            raise ProjectError(_foreign_message(where, sorted(tables)))
         if not create:
             raise ProjectError(f"{where}: is an empty database, not a Vendiscope project")
         upgrade(engine)
@@ -125,3 +131,58 @@ def _ensure_schema(
     backup = backup_sqlite(sqlite_path, current) if sqlite_path is not None else None
     upgrade(engine)
     return backup
+
+
+# Tables every Vendiscope schema has had (a newer revision keeps them).
+_OUR_TABLES = frozenset({"datasets", "records", "runs"})
+
+
+def _foreign_message(where: str, names: list[str]) -> str:
+    shown = ", ".join(f"'{name}'" for name in names[:5]) + (", ..." if len(names) > 5 else "")
+    return (
+        f"{where}: is a database but not a Vendiscope project (it holds {shown} and no "
+        "Vendiscope schema version: another application's data); it was left unchanged. "
+        "Import into a new project file instead (e.g. data.vscope)"
+    )
+
+
+def _refuse_foreign_sqlite(path: Path, where: str) -> None:
+    """Refuse an SQLite file of another application, reading it read-only (no change at all).
+
+    Anything in its schema but no ``alembic_version`` table, or one whose revision is not
+    ours in a database without our tables, is foreign. Unreadable files are left to the
+    ordinary checks, which say what is wrong.
+    """
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except (OSError, sqlite3.Error):
+        return
+    try:
+        objects = dict(
+            probe.execute(
+                "SELECT name, type FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+            ).fetchall()
+        )
+        tables = {name for name, kind in objects.items() if kind == "table"}
+        revision = None
+        if "alembic_version" in tables:
+            row = probe.execute("SELECT version_num FROM alembic_version").fetchone()
+            revision = row[0] if row else None
+    except sqlite3.Error:
+        return
+    finally:
+        probe.close()
+    if not objects or tables & _OUR_TABLES:
+        return  # empty (a new project), or ours: the ordinary checks take over
+    if revision is not None and _known_revision(revision):
+        return
+    raise ProjectError(_foreign_message(where, sorted(objects)))
+
+
+def _known_revision(revision: str) -> bool:
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except Exception:
+        return False

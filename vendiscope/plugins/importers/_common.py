@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import codecs
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 from vendiscope.core.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow
@@ -156,3 +158,40 @@ def decode_line(
             ),
             position=position,
         )
+
+
+PIECE_BYTES = 1024 * 1024
+"""How much of an over-long line is read at a time while stepping over it."""
+
+
+class Readable(Protocol):
+    """A binary stream that reads lines of at most ``size`` bytes."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def bounded_lines(handle: Readable, limit: int) -> Iterator[tuple[bytes | None, int]]:
+    """The lines of a binary stream, never holding more than ``limit + 1`` bytes of one.
+
+    Yields each line with its ending, or ``None`` for a line longer than ``limit`` bytes
+    (not counting its final newline), with the bytes consumed so far. Only when the caller
+    asks for the next line is the rest of a long one read, in pieces of
+    :data:`PIECE_BYTES` without keeping them, to its newline: a caller that stops at the
+    long line stops at once, and one that goes on is back in step on the next line.
+    """
+    consumed = 0
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        consumed += len(line)
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line, consumed
+            continue
+        del line
+        yield None, consumed
+        while True:
+            piece = handle.readline(PIECE_BYTES)
+            consumed += len(piece)
+            if not piece or piece.endswith(b"\n"):
+                break

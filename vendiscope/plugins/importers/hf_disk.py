@@ -9,7 +9,16 @@ from typing import Any
 
 from vendiscope.core.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.plugins.importers._arrow import batch_rows, schema_depth
 from vendiscope.plugins.importers._common import check_folder
+from vendiscope.plugins.importers.limits import (
+    MAX_DEPTH,
+    MAX_FIELD_BYTES,
+    Depth,
+    FieldBytes,
+    Limits,
+    RowProblem,
+)
 from vendiscope.plugins.importers.parquet import describe_schema
 
 DATASET_MARKER = "state.json"
@@ -25,17 +34,28 @@ class HFDiskImporter(Importer):
     ``{"bytes": ..., "path": ...}``); the schema carries the Arrow schema (see
     :func:`~vendiscope.plugins.importers.parquet.describe_schema`) and
     ``"features": Features.to_dict()`` so an exporter can restore the Hugging Face features.
-    Rows are numbered from 1; progress is in rows.
+    Rows are numbered from 1; progress is in rows. A row with a value over
+    ``max_field_bytes`` or nested deeper than ``max_depth`` is a :class:`BadRow`; data that
+    cannot be read stops the import with an :class:`InputError` naming the row.
 
     Parameters
     ----------
     split
         For a ``DatasetDict`` folder, the split to read. ``None`` takes the only split, or
         ``"train"`` when there are several. Ignored for a single ``Dataset`` folder.
+    max_field_bytes, max_depth
+        The input limits (:mod:`vendiscope.plugins.importers.limits`).
     """
 
-    def __init__(self, split: str | None = None) -> None:
+    def __init__(
+        self,
+        split: str | None = None,
+        max_field_bytes: FieldBytes = MAX_FIELD_BYTES,
+        max_depth: Depth = MAX_DEPTH,
+    ) -> None:
         self.split = split
+        self.max_field_bytes = max_field_bytes
+        self.max_depth = max_depth
 
     def inspect(self, path: Path) -> SourceInfo:
         """Row count, columns, Arrow schema and features of the chosen split."""
@@ -56,12 +76,30 @@ class HFDiskImporter(Importer):
     def read(self, path: Path) -> Iterator[SourceRow | BadRow]:
         """Yield every row of the chosen split as a dict of plain Python values."""
         path = Path(path)
+        import pyarrow as pa
+
         dataset, _ = self._load(path)
+        limits = Limits(field_bytes=self.max_field_bytes, depth=self.max_depth)
+        deep = schema_depth(dataset.features.arrow_schema) > limits.depth
         number = 0
-        for table in dataset.with_format("arrow").iter(batch_size=BATCH_SIZE):
-            for row in table.to_pylist():
-                number += 1
-                yield SourceRow(number=number, data=row, position=number)
+        tables = iter(dataset.with_format("arrow").iter(batch_size=BATCH_SIZE))
+        while True:
+            try:
+                table = next(tables)
+            except StopIteration:
+                return
+            except (pa.ArrowException, OSError, ValueError) as exc:
+                raise InputError(
+                    f"the dataset's data cannot be read at or after this row ({exc})",
+                    Location(path, number + 1, unit="row"),
+                ) from None
+            for batch in table.to_batches():
+                for row in batch_rows(batch, limits, deep=deep):
+                    number += 1
+                    if isinstance(row, RowProblem):
+                        yield BadRow(number, row.message, row.field, position=number)
+                    else:
+                        yield SourceRow(number=number, data=row, position=number)
 
     def _load(self, path: Path) -> tuple[Any, str | None]:
         """The ``datasets.Dataset`` to read, and the split name when the folder holds several."""

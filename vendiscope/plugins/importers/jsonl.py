@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -15,11 +15,24 @@ from vendiscope.core.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
 from vendiscope.plugins.importers._common import (
     SNIFF_BYTES,
+    bounded_lines,
     canonical_encoding,
     check_file,
     check_text_sample,
     decode_line,
     strip_bom,
+)
+from vendiscope.plugins.importers._json import parse_row
+from vendiscope.plugins.importers.limits import (
+    MAX_DEPTH,
+    MAX_FIELD_BYTES,
+    MAX_ROW_BYTES,
+    Depth,
+    FieldBytes,
+    Limits,
+    RowBytes,
+    RowProblem,
+    row_message,
 )
 
 _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
@@ -42,7 +55,10 @@ def is_gzip(path: Path) -> bool:
 class JsonlImporter(Importer):
     """Read a JSON Lines file (``.jsonl``, ``.ndjson``, ``.jsonl.gz``) line by line.
 
-    Memory is bounded by the longest line. Blank lines are skipped but counted, so
+    Memory is bounded by ``max_row_bytes``: a longer line is stepped over in pieces and
+    reported as a :class:`BadRow`, as is a row nested deeper than ``max_depth``, a string
+    longer than ``max_field_bytes`` or a string holding NUL (see
+    :mod:`vendiscope.plugins.importers.limits`). Blank lines are skipped but counted, so
     :attr:`SourceRow.number` is the physical line number. ``position`` is the number of
     (compressed) bytes consumed so far; :meth:`inspect` gives the file size as the total.
 
@@ -50,10 +66,21 @@ class JsonlImporter(Importer):
     ----------
     encoding
         The text encoding of the file; it must be ASCII-compatible.
+    max_row_bytes, max_field_bytes, max_depth
+        The input limits (:mod:`vendiscope.plugins.importers.limits`).
     """
 
-    def __init__(self, encoding: str = "utf-8") -> None:
+    def __init__(
+        self,
+        encoding: str = "utf-8",
+        max_row_bytes: RowBytes = MAX_ROW_BYTES,
+        max_field_bytes: FieldBytes = MAX_FIELD_BYTES,
+        max_depth: Depth = MAX_DEPTH,
+    ) -> None:
         self.encoding = encoding
+        self.max_row_bytes = max_row_bytes
+        self.max_field_bytes = max_field_bytes
+        self.max_depth = max_depth
 
     def inspect(self, path: Path) -> SourceInfo:
         """File size in bytes as the progress total; rows are counted in lines."""
@@ -66,15 +93,24 @@ class JsonlImporter(Importer):
         path = Path(path)
         self._check(path)
         encoding = canonical_encoding(self.encoding, path)
-        with _open_lines(path) as (lines, where):
-            for number, raw in enumerate(_guard(lines, path), start=1):
-                position = where()
-                if number == 1:
-                    raw = strip_bom(raw, encoding)
-                raw = raw.rstrip(b"\r\n")
-                if not raw.strip():
-                    continue
-                yield _parse_line(raw, number, encoding, position)
+        limits = Limits(self.max_row_bytes, self.max_field_bytes, self.max_depth)
+        with _open_stream(path) as (stream, where):
+            lines = bounded_lines(stream, limits.row_bytes)
+            try:
+                for number, (raw, consumed) in enumerate(lines, start=1):
+                    position = consumed if where is None else where()
+                    if raw is None:
+                        message = row_message("line", None, limits.row_bytes)
+                        yield BadRow(number=number, message=message, position=position)
+                        continue
+                    if number == 1:
+                        raw = strip_bom(raw, encoding)
+                    raw = raw.rstrip(b"\r\n")
+                    if not raw.strip():
+                        continue
+                    yield _parse_line(raw, number, encoding, position, limits)
+            except _GZIP_ERRORS as exc:  # a corrupt gzip stream met half-way
+                raise InputError(f"the gzip file is damaged ({exc})", Location(path)) from None
 
     def _check(self, path: Path) -> int:
         size = check_file(path)
@@ -94,12 +130,17 @@ class JsonlImporter(Importer):
         return size
 
 
-def _parse_line(raw: bytes, number: int, encoding: str, position: int) -> SourceRow | BadRow:
-    text = decode_line(raw, number, encoding=encoding, position=position)
-    if isinstance(text, BadRow):
-        return text
+def _parse_line(
+    raw: bytes, number: int, encoding: str, position: int, limits: Limits
+) -> SourceRow | BadRow:
     try:
-        value = orjson.loads(text)
+        text = raw.decode(encoding)
+    except UnicodeDecodeError:
+        return decode_line(raw, number, encoding=encoding, position=position)  # the BadRow
+    try:
+        value = parse_row(raw, text, limits)
+    except RowProblem as exc:
+        return BadRow(number=number, message=exc.message, field=exc.field, position=position)
     except orjson.JSONDecodeError as exc:
         return BadRow(
             number=number,
@@ -116,41 +157,14 @@ def _parse_line(raw: bytes, number: int, encoding: str, position: int) -> Source
 
 
 @contextmanager
-def _open_lines(path: Path) -> Iterator[tuple[Iterable[bytes], Callable[[], int]]]:
-    """Open ``path`` for binary line iteration; also return a callable giving bytes consumed."""
+def _open_stream(path: Path) -> Iterator[tuple[IO[bytes], Callable[[], int] | None]]:
+    """Open ``path`` as a binary stream, with a callable giving the compressed bytes read.
+
+    That callable is None for a plain file: the bytes of the lines read are the position.
+    """
     with path.open("rb") as raw:
         if is_gzip(path):
             with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
                 yield unzipped, raw.tell
         else:
-            consumed = _Counter(raw)
-            yield consumed, consumed.tell
-
-
-class _Counter:
-    """Iterate a binary file's lines, counting the bytes handed out (``tell`` is exact)."""
-
-    def __init__(self, handle: IO[bytes]) -> None:
-        self._handle = handle
-        self._consumed = 0
-
-    def __iter__(self) -> Iterator[bytes]:
-        for line in self._handle:
-            self._consumed += len(line)
-            yield line
-
-    def tell(self) -> int:
-        return self._consumed
-
-
-def _guard(lines: Iterable[bytes], path: Path) -> Iterator[bytes]:
-    """Turn a corrupt gzip stream met half-way into an :class:`InputError`."""
-    iterator = iter(lines)
-    while True:
-        try:
-            line = next(iterator)
-        except StopIteration:
-            return
-        except _GZIP_ERRORS as exc:
-            raise InputError(f"the gzip file is damaged ({exc})", Location(path)) from None
-        yield line
+            yield raw, None

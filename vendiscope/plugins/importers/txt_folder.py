@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from vendiscope.plugins.importers._common import (
     encoding_label,
     strip_bom,
 )
+from vendiscope.plugins.importers.limits import MAX_FIELD_BYTES, FieldBytes, field_message
 
 
 class TxtFolderImporter(Importer):
@@ -22,8 +24,9 @@ class TxtFolderImporter(Importer):
     Each row is ``{"path": <path relative to the folder, with "/">, "text": <content>}``;
     the content is kept exactly (newlines untouched, a UTF-8 byte-order mark dropped).
     Hidden files and folders (names starting with ``.``) are left out. Rows are numbered
-    from 1 (unit ``"file"``); progress is in files. A file that does not decode, or holds
-    NUL bytes, is a :class:`BadRow` naming it.
+    from 1 (unit ``"file"``); progress is in files. A file that does not decode, holds
+    NUL bytes, or is larger than ``max_field_bytes`` (checked before it is read) is a
+    :class:`BadRow` naming it.
 
     Parameters
     ----------
@@ -33,14 +36,22 @@ class TxtFolderImporter(Importer):
         Whether to look into sub-folders too.
     encoding
         The text encoding of the files.
+    max_field_bytes
+        The largest file read (:mod:`vendiscope.plugins.importers.limits`): a file is the
+        ``text`` field of its row.
     """
 
     def __init__(
-        self, pattern: str = "*.txt", recursive: bool = True, encoding: str = "utf-8"
+        self,
+        pattern: str = "*.txt",
+        recursive: bool = True,
+        encoding: str = "utf-8",
+        max_field_bytes: FieldBytes = MAX_FIELD_BYTES,
     ) -> None:
         self.pattern = pattern
         self.recursive = recursive
         self.encoding = encoding
+        self.max_field_bytes = max_field_bytes
 
     def inspect(self, path: Path) -> SourceInfo:
         """The number of matching files as the progress total."""
@@ -56,7 +67,7 @@ class TxtFolderImporter(Importer):
         files = self._files(path)
         encoding = canonical_encoding(self.encoding, path)
         for number, relative in enumerate(files, start=1):
-            yield _read_one(path, relative, number, encoding)
+            yield _read_one(path, relative, number, encoding, self.max_field_bytes)
 
     def _files(self, path: Path) -> list[str]:
         """Relative POSIX paths of the matching files, sorted."""
@@ -74,11 +85,17 @@ class TxtFolderImporter(Importer):
         return [relative.as_posix() for relative in files]
 
 
-def _read_one(root: Path, relative: str, number: int, encoding: str) -> SourceRow | BadRow:
+def _read_one(
+    root: Path, relative: str, number: int, encoding: str, limit: int
+) -> SourceRow | BadRow:
     try:
-        raw = (root / relative).read_bytes()
+        with (root / relative).open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            raw = handle.read(limit + 1) if size <= limit else b""
     except OSError as exc:
         return _bad(number, f"{relative}: cannot be read ({exc.strerror or exc})")
+    if size > limit or len(raw) > limit:  # checked again: the file may have grown
+        return _bad(number, f"{relative}: {field_message(max(size, len(raw)), limit)}")
     if b"\x00" in raw:
         return _bad(number, f"{relative}: looks like a binary file, not text")
     try:
