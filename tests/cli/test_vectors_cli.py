@@ -70,3 +70,114 @@ def test_gradients_then_gvendi(tmp_path: Path) -> None:
     ]
     assert run_info["params"]["describe"]["mode"] == "fast"
     assert run_info["params"]["describe"]["rendering"] == "chat-template"
+
+
+def test_progress_without_a_terminal_prints_plain_lines_with_an_eta() -> None:
+    import io
+    import re
+    import time
+
+    from rich.console import Console
+
+    from vendiscope.cli._progress import RichProgress
+
+    stream = io.StringIO()
+    progress = RichProgress(Console(file=stream, width=200), plain=True)
+    progress.start("gradients demo", total=300, unit="records")
+    progress.update(120)  # resumed at 120: where it starts, not a measured step
+    time.sleep(0.6)
+    progress.update(136)  # the first batch: the rate and ETA are known from here on
+    progress.finish()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "gradients demo: started (300 records)"
+    assert re.fullmatch(
+        r"gradients demo: 136/300 records \(45%\), [\d.,]+ records/s, eta \d+:\d\d:\d\d",
+        lines[-2],
+    ), lines
+    assert re.fullmatch(r"gradients demo: 136/300 records \(45%\) in 0:00:0\d, .*", lines[-1])
+
+
+@pytest.mark.slow
+def test_embed_estimate_measures_and_computes_nothing(tmp_path: Path) -> None:
+    source = tmp_path / "demo.jsonl"
+    source.write_bytes(b"\n".join(DEMO.read_bytes().splitlines()[:200]) + b"\n")
+    project = tmp_path / "p.vscope"
+    run("import", project, source, "--name", "demo")
+    out = run("embed", project, "demo", "--estimate").output
+    assert "embeddings of demo: about " in out and " on this machine for 200 records (" in out
+    assert "measured on " in out and "loading the model: " in out
+    assert "no vector sets yet" in run("vectors", project, "demo").output
+
+
+@pytest.mark.slow
+def test_a_killed_gradients_run_logs_progress_reads_interrupted_and_resumes(
+    tmp_path: Path,
+) -> None:
+    """As a user runs it: in the background, its output in a log file (no terminal), then
+    killed with SIGKILL mid-way. The log has progress lines with an ETA; `vectors` and the
+    GUI's project tree say the set was interrupted and how to resume it; that resumes it."""
+    import re
+    import shlex
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from vendiscope.core.project import Project
+    from vendiscope.core.store import vectors
+    from vendiscope.gui.project_nodes import project_nodes
+
+    source = tmp_path / "demo.jsonl"
+    source.write_bytes(b"\n".join(DEMO.read_bytes().splitlines()[:40]) + b"\n")
+    project = tmp_path / "p.vscope"
+    run("import", project, source, "--name", "demo")
+    log = tmp_path / "g.log"
+    command = [str(Path(sys.executable).with_name("vendiscope")), "gradients", str(project),
+               "demo", "--chunk-rows", "4", "--batch-size", "1", "-p", "max_length=64"]  # fmt: skip
+    with log.open("w") as output:
+        child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+
+    def committed() -> int:
+        with Project.open(project) as opened:
+            found = vectors.list_sets(opened, "demo")
+            return found[0].committed_rows if found else 0
+
+    try:
+        deadline = time.monotonic() + 600  # a cap for a broken run, not a timing assertion
+        while (committed() < 8 or "eta " not in log.read_text()) and child.poll() is None:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+    lines = log.read_text().splitlines()
+    progress = [line for line in lines if line.startswith("Features of demo")]
+    assert progress[0] == "Features of demo (gradients/fast): started (40 records)"
+    assert any(
+        re.fullmatch(
+            r"Features of demo \(gradients/fast\): \d+/40 records \(\d+%\), "
+            r"[\d.]+ records/s, eta \d+:\d\d:\d\d",
+            line,
+        )
+        for line in progress
+    ), lines
+
+    listing = run("vectors", project, "demo").output
+    k = committed()
+    assert 8 <= k < 40, listing
+    expected = f"vendiscope gradients {project} demo --chunk-rows 4 -p max_length=64"
+    assert f"gradients/fast: interrupted ({k}/40 rows) — resume with: {expected}" in listing
+    with Project.open(project) as opened:
+        (dataset,) = project_nodes(opened)
+        (sets,) = [n for n in dataset.children if n.kind == "group" and n.payload == "vector_sets"]
+        (node,) = sets.children
+        assert node.detail == f"interrupted ({k}/40 rows) — resume with: {expected}"
+
+    resumed = run(*shlex.split(expected)[1:]).output
+    assert f"resumed at row {k}" in resumed
+    listing = json.loads(run("vectors", project, "demo", "--json").output)
+    assert [(v["state"], v["committed_rows"]) for v in listing] == [("complete", 40)]
+    with Project.open(project) as opened:
+        assert opened.integrity_check() == "ok"
+        statuses = [r.status for r in opened.runs("demo") if r.kind == "gradient"]
+        assert statuses == ["interrupted", "complete"]

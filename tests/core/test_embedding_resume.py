@@ -29,7 +29,9 @@ CHILD = textwrap.dedent(
 
     class ParkAfterTwoChunks(NullProgress):
         def update(self, completed, total=None):
-            if completed >= 128:
+            # progress comes inside chunks too: past 128, chunk 2 is being computed, so
+            # chunks 0 and 1 are committed
+            if completed > 128:
                 print("committed", flush=True)
                 time.sleep(120)  # the parent kills us here, with chunks 0 and 1 committed
 

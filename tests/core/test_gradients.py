@@ -466,3 +466,28 @@ def test_fast_mode_refuses_token_routing_models(model: Any, tokenizer: Any) -> N
     logra = LoGra(model, "all", seed=0, rank=4)
     with pytest.raises(PluginError, match="exact"):
         logra._mask_for((7, 32), False)
+
+
+@pytest.mark.parametrize("where", ["forward", "backward"])
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+def test_cancel_takes_effect_inside_a_batch(
+    model: Any, tokenizer: Any, mode: str, where: str
+) -> None:
+    """A cancel during a batch's forward (or, once the forward is done, its backward) pass
+    stops that batch: no batch is finished, and the model computes as before afterwards."""
+    records = varied_records(6, seed=9)
+    engine = GradientEngine(model, tokenizer, mode=mode, dim=32, batch_size=6)
+    before = engine.features(records)
+    cancel = CancelToken()
+    # the first block's forward pass (the other blocks' checks come after it), or the output
+    # head's, after which only the backward pass's checks are left
+    site = model.model.layers[0] if where == "forward" else model.get_output_embeddings()
+    handle = site.register_forward_hook(lambda *_: cancel.cancel())
+    progress = RecordingProgress()
+    try:
+        with pytest.raises(Cancelled):
+            engine.features(records, progress=progress, cancel=cancel)
+    finally:
+        handle.remove()
+    assert progress.updates == [(0, 6)]  # the one batch never finished
+    assert np.array_equal(engine.features(records), before)

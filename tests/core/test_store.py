@@ -114,6 +114,9 @@ def test_older_schema_is_migrated_with_backup(project_path: Path) -> None:
         with project.engine.connect() as connection:
             columns = [row[1] for row in connection.exec_driver_sql("PRAGMA table_info(records)")]
         assert "quality" in columns
+        with project.engine.connect() as connection:
+            columns = [row[1] for row in connection.exec_driver_sql("PRAGMA table_info(runs)")]
+        assert "owner" in columns  # 0003: who runs a job, to tell interrupted from running
     # The backup is the untouched old file.
     assert migrate.current_revision(make_engine(backup)) == "0001"
     assert table_counts(backup)["records"] == 1

@@ -32,3 +32,11 @@ def wait_for_cancel(*, progress: Progress, cancel: CancelToken) -> None:
     while True:
         cancel.raise_if_cancelled()
         time.sleep(0.01)
+
+
+def update_then_wait(*, progress: Progress, cancel: CancelToken) -> str:
+    """Two updates in a row (the second held back by the throttle), then wait for a cancel."""
+    progress.start("waiting", total=2, unit="records")
+    progress.update(1)
+    progress.update(2)
+    return "cancelled" if cancel.wait(30.0) else "the second update never arrived"

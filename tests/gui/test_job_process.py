@@ -43,3 +43,82 @@ def test_cancel_reaches_the_child() -> None:
     threading.Timer(1.0, cancel.cancel).start()
     with pytest.raises(Cancelled):
         run(_process_tasks.wait_for_cancel, cancel=cancel)
+
+
+def test_a_finished_child_exits_cleanly(capfd) -> None:
+    """The child's stdin is read on its own descriptor: no "Fatal Python error" at exit
+    (a daemon thread blocked in sys.stdin's buffered reader used to abort the shutdown)."""
+    for _ in range(3):
+        run(_process_tasks.count, 1_000)
+    with pytest.raises(Cancelled):  # and after a cancel, and after an error
+        cancel = CancelToken()
+        threading.Timer(0.5, cancel.cancel).start()
+        run(_process_tasks.wait_for_cancel, cancel=cancel)
+    with pytest.raises(InputError):
+        run(_process_tasks.fail)
+    captured = capfd.readouterr()
+    assert "Fatal Python error" not in captured.err
+    assert "_enter_buffered_busy" not in captured.err
+
+
+def test_an_update_held_back_by_the_throttle_still_arrives() -> None:
+    """The child sends the latest update once the throttle allows, without waiting for the
+    job's next call (here the job waits for a cancel the parent sends on seeing it)."""
+    cancel = CancelToken()
+
+    class CancelOnLast(RecordingProgress):
+        def update(self, completed, total=None) -> None:
+            super().update(completed, total)
+            if completed == 2:
+                cancel.cancel()
+
+    progress = CancelOnLast()
+    result = run_in_process(
+        _process_tasks.update_then_wait, (), {}, progress=progress, cancel=cancel
+    )
+    assert result == "cancelled"
+    assert progress.updates[-1] == (2, 2)
+
+
+@pytest.mark.slow
+def test_cancel_stops_a_real_gradient_job_within_a_batch(tmp_path) -> None:
+    """Cancel, sent after the first progress update of chunk 1, stops the child's gradient
+    job at once: at most the batch in progress finishes, chunk 0 stays committed, the run
+    is closed as cancelled and the set reads as interrupted (resumable)."""
+    from tests.gui.conftest import make_project, tiny_rows
+    from vendiscope.core.project import Project
+    from vendiscope.core.store import vectors
+    from vendiscope.gui import tasks
+
+    location = make_project(tmp_path / "g.vscope", tiny_rows(24), name="tiny")
+    cancel = CancelToken()
+    seen: list[float] = []
+
+    class CancelInChunkOne(RecordingProgress):
+        def update(self, completed, total=None) -> None:
+            super().update(completed, total)
+            seen.append(completed)
+            if completed > 4 and not cancel.cancelled:  # record 5 done: chunk 0 committed
+                seen.append(-1.0)  # where the cancel was sent
+                cancel.cancel()
+
+    with pytest.raises(Cancelled):
+        run_in_process(
+            tasks.featurize,
+            (str(location), "tiny"),
+            {"params": {"batch_size": 1, "max_length": 64}, "chunk_rows": 4},
+            progress=CancelInChunkOne(),
+            cancel=cancel,
+        )
+    sent = seen.index(-1.0)
+    at_cancel, after = seen[sent - 1], [c for c in seen[sent + 1 :] if c >= 0]
+    # one record per batch: at most the batch in progress when the cancel arrived finished
+    assert max([at_cancel, *after]) <= at_cancel + 1, seen
+    with Project.open(location) as project:
+        (found,) = vectors.list_sets(project, "tiny")
+        assert found.committed_rows == 4 and found.status == vectors.RUNNING
+        state = vectors.set_state(project, found)
+        assert state.state == vectors.INTERRUPTED and state.reason == "cancelled"
+        (run,) = [r for r in project.runs("tiny") if r.kind == "gradient"]
+        assert run.status == "cancelled"
+        assert project.integrity_check() == "ok"

@@ -94,7 +94,7 @@ def test_pipeline_jobs_embed_score_near_duplicates(qtbot, window, small_project:
     records = window.open_view("records", "tiny")
     model = records.model
     qtbot.waitUntil(lambda: model.columnCount() == 5, timeout=20_000)
-    assert model.headerData(4, _horizontal(), 0).startswith("leverage")
+    assert model.headerData(4, _horizontal(), 0).startswith("Leverage\n(sentence")
     records._header_clicked(4)  # highest score first
     first, second = (float(model.index(r, 4).data()) for r in (0, 1))
     assert first >= second
@@ -119,11 +119,21 @@ def test_cancelling_an_embedding_leaves_the_project_consistent(qtbot, window, tm
         assert 0 < found.committed_rows < 160
         embedding_runs = [r for r in project.runs("many") if r.kind == "embedding"]
         assert [r.status for r in embedding_runs] == ["cancelled"]
-    assert "incomplete" in _tree_text(window)
+    text = _tree_text(window)
+    assert f"interrupted ({found.committed_rows}/160 rows, cancelled) — resume with: " in text
+    assert "vendiscope embed" in text and "many --chunk-rows 8" in text
 
-    again = wait_job(qtbot, window.pipeline.submit("embed", "many", chunk_rows=8))
-    assert again.state == JobState.DONE, again.error_details
+    # the vector set's node offers Resume, which continues the set with its own settings
+    (node,) = [n for n in _nodes(window) if n.kind == "vector_set"]
+    (resume,) = window.project_panel.resume_actions(node)
+    assert resume.text() == "Resume"
+    resume.trigger()
+    again = wait_job(qtbot, window.jobs.jobs[-1])
+    assert again is not job and again.state == JobState.DONE, again.error_details
     assert "resumed at row" in again.result.message
+    qtbot.waitUntil(lambda: "160 x 384" in _tree_text(window))
+    (node,) = [n for n in _nodes(window) if n.kind == "vector_set"]
+    assert window.project_panel.resume_actions(node) == []  # complete: nothing to resume
 
 
 def test_a_failing_job_shows_a_readable_error_with_details(qtbot, window, small_project) -> None:
@@ -163,6 +173,11 @@ def test_jobs_run_one_at_a_time_and_a_queued_job_can_be_cancelled(qtbot, window,
     assert {d.name for d in window.document.datasets()} == {"first", "a"}
     row = window.jobs_panel.rows[first]
     assert "Imported 20,000 records" in row.info.text()
+
+
+def _nodes(window) -> list:
+    model = window.project_panel.model
+    return [model.node(index) for index in model.all_indexes()]
 
 
 def _tree_text(window) -> str:

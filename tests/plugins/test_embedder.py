@@ -52,12 +52,6 @@ def embedder() -> SentenceTransformerEmbedder:
     return created
 
 
-@pytest.fixture
-def small_sub_batches(monkeypatch: pytest.MonkeyPatch) -> int:
-    monkeypatch.setattr(st_module, "SUB_BATCH_TEXTS", 8)
-    return 8
-
-
 # --------------------------------------------------------------------------- vectors
 def test_created_through_the_registry_with_parameters(embedder) -> None:
     assert embedder.batch_size == 8 and embedder.batch_size_ == 8
@@ -158,7 +152,7 @@ def test_creating_it_imports_no_heavy_library() -> None:
 
 
 # --------------------------------------------------------------------------- jobs
-def test_progress_updates_end_at_the_total(embedder, small_sub_batches) -> None:
+def test_progress_updates_after_every_batch(embedder) -> None:
     progress = RecordingProgress()
     texts = [f"{t} ({i})" for i, t in enumerate(TEXTS * 2)]
     embed(embedder, texts, progress=progress)
@@ -167,7 +161,7 @@ def test_progress_updates_end_at_the_total(embedder, small_sub_batches) -> None:
     assert all(total == len(texts) for _, total in progress.updates)
 
 
-def test_cancel_between_sub_batches(embedder, small_sub_batches) -> None:
+def test_cancel_takes_effect_at_the_next_batch(embedder) -> None:
     cancel = CancelToken()
 
     class CancelAfterFirst(RecordingProgress):

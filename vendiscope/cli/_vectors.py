@@ -43,10 +43,22 @@ def embed(
     address: AddressOpt = None,
     workers: WorkersOpt = None,
     gpus_per_worker: GpusOpt = None,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="Time the embedder on some of the dataset's records and say how long the job "
+            "would take on this machine; compute nothing.",
+        ),
+    ] = False,
+    chunk_rows: Annotated[
+        int | None,
+        typer.Option(min=1, help="Records per committed chunk (a resume point); default 4096."),
+    ] = None,
 ) -> None:
     """Compute sentence embeddings for a dataset (resumes an interrupted run)."""
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.embedding import embed_dataset
+    from vendiscope.core.embedding import embed_dataset, estimate_embedding
 
     params = plugin_params("embedder", embedder, param)
     for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
@@ -54,6 +66,14 @@ def embed(
             params[key] = value
     from vendiscope.core.project import Project
 
+    if estimate:
+        with Project.open(project) as opened:
+            found = estimate_embedding(
+                opened, dataset, embedder=embedder, params=params, field=field, name=name,
+                progress=RichProgress(),
+            )  # fmt: skip
+        console.print(f"embeddings of {dataset}: {found.describe()}", soft_wrap=True)
+        return
     with Project.open(project) as opened:
         result = embed_dataset(
             opened,
@@ -64,6 +84,7 @@ def embed(
             name=name,
             reuse=reuse,
             engine=engine_choice(engine, address, workers, gpus_per_worker),
+            **({"chunk_rows": chunk_rows} if chunk_rows else {}),
             progress=RichProgress(),
         )
     vs = result.vector_set
@@ -100,16 +121,29 @@ def list_vectors(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False
 
     with Project.open(project) as opened:
         sets = vectors.list_sets(opened, dataset)
+        mapping = opened.dataset(dataset).field_mapping
+        states = [vectors.set_state(opened, s) for s in sets]
+    commands = [
+        vectors.resume_command(project, dataset, s, mapping) if state.resumable else None
+        for s, state in zip(sets, states, strict=True)
+    ]
     if json:
-        print_json([s.__dict__ for s in sets])
+        print_json(
+            [
+                {**s.__dict__, "state": state.state, "state_text": state.describe(command),
+                 "resume_command": command}
+                for s, state, command in zip(sets, states, commands, strict=True)
+            ]
+        )  # fmt: skip
         return
     if not sets:
         console.print(f"no vector sets yet; compute one with `vendiscope embed PROJECT {dataset}`")
         return
     table = Table("name", "kind", "rows", "dim", "status", "model")
-    for s in sets:
-        status = (
-            s.status if s.status == "complete" else f"{s.status} ({s.committed_rows}/{s.n_rows})"
-        )
+    for s, state in zip(sets, states, strict=True):
+        status = state.describe().partition(" — ")[0]  # the resume command goes below
         table.add_row(s.name, s.kind, str(s.n_rows), str(s.dim), status, s.model or "")
     console.print(table)
+    for s, state, command in zip(sets, states, commands, strict=True):
+        if state.state != vectors.COMPLETE:
+            console.print(f"{s.name}: {state.describe(command)}", markup=False, soft_wrap=True)

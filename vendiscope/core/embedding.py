@@ -9,6 +9,7 @@ project) are copied instead of embedded again, and each distinct text is embedde
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,13 @@ from vendiscope.core.project import Project
 from vendiscope.core.store import vectors
 from vendiscope.core.store.vectors import DEFAULT_CHUNK_ROWS, VectorSetInfo
 from vendiscope.core.vectorjob import (
+    CALIBRATION_RECORDS,
     ChunkResult,
     ChunkTasks,
+    JobEstimate,
     VectorJob,
     VectorJobResult,
+    measure,
     run_vector_job,
 )
 
@@ -127,6 +131,45 @@ def embed_dataset(
         )
 
 
+def estimate_embedding(
+    project: Project,
+    dataset: str,
+    *,
+    embedder: str = DEFAULT_EMBEDDER,
+    params: dict[str, Any] | None = None,
+    field: str = "auto",
+    name: str | None = None,
+    sample: int = CALIBRATION_RECORDS,
+    registry: PluginRegistry | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> JobEstimate:
+    """How long :func:`embed_dataset` with these settings should take on this machine.
+
+    Loads the embedder (timed), embeds ``sample`` records spread over the dataset (timed;
+    see :func:`~vendiscope.core.vectorjob.measure`) and extrapolates to the records left.
+    Vectors reused from other sets are not counted, so a job that reuses many is faster.
+    """
+    params = dict(params or {})
+    field = resolve_field(field, project.dataset(dataset).field_mapping)
+    started = time.perf_counter()
+    instance: Embedder = (registry or default_registry()).create("embedder", embedder, **params)
+    worker = EmbedWorker(type(instance), params, instance)
+    dim = worker.identity()["dim"]  # loads the model
+    load = time.perf_counter() - started
+    tasks = _embedding_tasks(worker, field, dim, None)
+    return measure(
+        project,
+        dataset,
+        name or f"{embedder}/{field}",
+        tasks,
+        load_seconds=load,
+        sample=sample,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
 class EmbedWorker(PluginWorker):
     """Embeds a chunk's distinct new texts, wherever the engine runs it (payload: the texts)."""
 
@@ -136,12 +179,11 @@ class EmbedWorker(PluginWorker):
     def compute(
         self, payload: list[str], *, progress: Progress, cancel: CancelToken
     ) -> tuple[np.ndarray | None, int]:
-        from vendiscope.core.jobs import NullProgress
-
         instance: Embedder = self.instance
         embedded = None
         if payload:
-            embedded = instance.embed(payload, progress=NullProgress(), cancel=cancel)
+            # progress after every batch of the embedder, and its cancel checks between them
+            embedded = instance.embed(payload, progress=progress, cancel=cancel)
         return embedded, instance.count_truncated(payload)
 
 

@@ -7,6 +7,7 @@ with progress inside each chunk and a recorded run; computed in this process or,
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.engines import Engine, PluginWorker, get_engine
@@ -14,10 +15,13 @@ from vendiscope.core.jobs import CancelToken, Progress
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.project import Project
 from vendiscope.core.vectorjob import (
+    CALIBRATION_RECORDS,
     ChunkResult,
     ChunkTasks,
+    JobEstimate,
     VectorJob,
     VectorJobResult,
+    measure,
     run_vector_job,
 )
 
@@ -82,16 +86,57 @@ def featurize_dataset(
             identity=("featurizer", "model_id"),
             description=f"Features of {dataset} ({featurizer}{'/' + mode if mode else ''})",
         )
-        tasks = ChunkTasks(
-            worker,
-            prepare=lambda records: ([r.roles() for r in records], None),
-            assemble=lambda records, state, features: ChunkResult(
-                features, {"featurized": len(records)}
-            ),
-        )
         return run_vector_job(
-            project, job, tasks, session=session, progress=progress, cancel=cancel
+            project, job, _tasks(worker), session=session, progress=progress, cancel=cancel
         )
+
+
+def estimate_features(
+    project: Project,
+    dataset: str,
+    *,
+    featurizer: str = DEFAULT_FEATURIZER,
+    params: dict[str, Any] | None = None,
+    name: str | None = None,
+    sample: int = CALIBRATION_RECORDS,
+    registry: PluginRegistry | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> JobEstimate:
+    """How long :func:`featurize_dataset` with these settings should take on this machine.
+
+    Loads the featurizer's model (timed), computes ``sample`` records spread over the dataset
+    (timed; see :func:`~vendiscope.core.vectorjob.measure`) and extrapolates to the records
+    left to do. Nothing is written to the project.
+    """
+    params = dict(params or {})
+    started = time.perf_counter()
+    instance: Featurizer = (registry or default_registry()).create(
+        "featurizer", featurizer, **params
+    )
+    worker = FeaturizeWorker(type(instance), params, instance)
+    mode = worker.identity()["describe"].get("mode")  # loads the model
+    load = time.perf_counter() - started
+    return measure(
+        project,
+        dataset,
+        name or (f"{featurizer}/{mode}" if mode else featurizer),
+        _tasks(worker),
+        load_seconds=load,
+        sample=sample,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def _tasks(worker: FeaturizeWorker) -> ChunkTasks:
+    return ChunkTasks(
+        worker,
+        prepare=lambda records: ([r.roles() for r in records], None),
+        assemble=lambda records, state, features: ChunkResult(
+            features, {"featurized": len(records)}
+        ),
+    )
 
 
 class FeaturizeWorker(PluginWorker):

@@ -12,6 +12,17 @@ the child's stdin, then one byte ``C`` to cancel (or closes stdin: the child can
 parent goes away). The child writes ``("start"|"update"|"finish", payload)`` progress frames
 and then ``("result", value)`` or ``("error", pickled exception, message, traceback)`` to the
 original stdout; anything libraries print goes to stderr.
+
+Cancel reaches the child at once (the token's :meth:`~vendiscope.core.jobs.CancelToken.on_cancel`
+writes the byte; no polling), and the job stops at its next check: model jobs check between
+batches and inside them. A child that has not ended :data:`CANCEL_GRACE_S` after a cancel
+(stuck in native code) is killed; its committed chunks stay, and its vector set then reads
+as interrupted and resumable.
+
+The child reads and writes the pipes with ``os.read``/``os.write`` on their own file
+descriptors, never through ``sys.stdin``'s buffered reader: a daemon thread blocked inside
+a buffered read holds its lock, and the interpreter's shutdown then aborts with "Fatal
+Python error: _enter_buffered_busy".
 """
 
 from __future__ import annotations
@@ -30,6 +41,8 @@ from typing import IO, Any
 from vendiscope.core.jobs import Cancelled, CancelToken, Progress
 
 UPDATE_INTERVAL_S = 0.02
+CANCEL_GRACE_S = 20.0
+"""How long a cancelled child may take to stop before it is killed."""
 HEADER = struct.Struct("!I")
 
 
@@ -41,6 +54,33 @@ def _write(stream: IO[bytes], item: object) -> None:
     data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(HEADER.pack(len(data)) + data)
     stream.flush()
+
+
+def _frame(item: object) -> bytes:
+    data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+    return HEADER.pack(len(data)) + data
+
+
+def _write_fd(fd: int, item: object) -> None:
+    view = memoryview(_frame(item))
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts, left = [], size
+    while left:
+        part = os.read(fd, left)
+        if not part:
+            raise EOFError
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def _read_fd(fd: int) -> Any:
+    size = HEADER.unpack(_read_exactly(fd, HEADER.size))[0]
+    return pickle.loads(_read_exactly(fd, size))
 
 
 def _read(stream: IO[bytes]) -> Any:
@@ -72,20 +112,25 @@ def run_in_process(
     )
     assert child.stdin is not None and child.stdout is not None
     done = threading.Event()
+    pipe = threading.Lock()  # the request, the cancel byte and the close never interleave
 
-    def watch_cancel() -> None:
-        while not done.wait(0.05):
-            if cancel.cancelled:
-                try:
+    def tell_child() -> None:
+        with pipe:
+            if not done.is_set():
+                with contextlib.suppress(OSError, ValueError):
                     child.stdin.write(b"C")
                     child.stdin.flush()
-                except OSError:
-                    pass
-                return
+        threading.Thread(target=kill_if_stuck, name="job-cancel-grace", daemon=True).start()
 
+    def kill_if_stuck() -> None:
+        if not done.wait(CANCEL_GRACE_S) and child.poll() is None:
+            child.kill()  # chunks already committed stay; the set reads as interrupted
+
+    forget = lambda: None  # noqa: E731 - replaced once the request is sent
     try:
-        _write(child.stdin, (func, args, kwargs))
-        threading.Thread(target=watch_cancel, name="job-cancel-watch", daemon=True).start()
+        with pipe:
+            _write(child.stdin, (func, args, kwargs))
+        forget = cancel.on_cancel(tell_child)
         while True:
             try:
                 kind, *payload = _read(child.stdout)
@@ -107,7 +152,9 @@ def run_in_process(
             elif kind == "error":
                 raise _rebuild(*payload)
     finally:
-        done.set()
+        forget()
+        with pipe:
+            done.set()
         for stream in (child.stdin, child.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
@@ -134,17 +181,26 @@ def _rebuild(pickled: bytes | None, message: str, details: str) -> BaseException
 
 # ----------------------------------------------------------------------------- child
 class _PipeProgress:
-    """Progress sent to the parent, at most every :data:`UPDATE_INTERVAL_S` (last one kept)."""
+    """Progress sent to the parent, at most every :data:`UPDATE_INTERVAL_S` (last one kept).
 
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._stream = stream
+    An update held back by the throttle is sent by a flusher thread once the interval has
+    passed, so the parent never waits for the job's next update to see the latest one.
+    Frames go out with ``os.write`` on the answer pipe's descriptor.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
         self._lock = threading.Lock()
         self._last = 0.0
         self._pending: tuple[float, float | None] | None = None
+        self._wake = threading.Event()
+        self._closed = False
+        self._flusher = threading.Thread(target=self._flush_later, name="job-progress", daemon=True)
+        self._flusher.start()
 
     def _send(self, *item: object) -> None:
         with self._lock:
-            _write(self._stream, item)
+            _write_fd(self._fd, item)
 
     def start(self, description: str, total: float | None = None, unit: str = "it") -> None:
         self._flush()
@@ -155,28 +211,50 @@ class _PipeProgress:
         self._pending = (float(completed), total)
         if now - self._last >= UPDATE_INTERVAL_S:
             self._flush()
+        else:
+            self._wake.set()
 
     def finish(self) -> None:
         self._flush()
         self._send("finish")
 
+    def close(self) -> None:
+        """Send what is pending and stop the flusher thread."""
+        self._closed = True
+        self._wake.set()
+        self._flusher.join(timeout=5)
+        self._flush()
+
     def _flush(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            self._last = time.monotonic()
-            self._send("update", *pending)
+        with self._lock:
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                self._last = time.monotonic()
+                _write_fd(self._fd, ("update", *pending))
+
+    def _flush_later(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._closed:
+                return
+            time.sleep(UPDATE_INTERVAL_S)
+            self._flush()
 
 
 def _child_main() -> int:
-    requests = sys.stdin.buffer
-    answers = os.fdopen(os.dup(1), "wb")
+    requests = os.dup(0)
+    answers = os.dup(1)
     os.dup2(2, 1)  # stray prints from libraries must not corrupt the answer stream
     sys.stdout = sys.stderr
-    func, args, kwargs = _read(requests)
+    func, args, kwargs = _read_fd(requests)
     token = CancelToken()
 
     def watch_parent() -> None:
-        requests.read(1)  # b"C", or b"" when the parent closed the pipe: stop either way
+        # b"C", or b"" when the parent closed the pipe: stop either way. os.read on our own
+        # descriptor takes no lock of sys.stdin's, so exiting while blocked here is clean.
+        with contextlib.suppress(OSError):
+            os.read(requests, 1)
         token.cancel()
 
     threading.Thread(target=watch_parent, name="job-parent-watch", daemon=True).start()
@@ -184,7 +262,7 @@ def _child_main() -> int:
     try:
         result = func(*args, progress=progress, cancel=token, **kwargs)
     except BaseException as exc:
-        progress._flush()
+        progress.close()
         details = traceback.format_exc()
         try:
             pickled: bytes | None = pickle.dumps(exc)
@@ -192,7 +270,7 @@ def _child_main() -> int:
             pickled = None
         progress._send("error", pickled, f"{type(exc).__name__}: {exc}", details)
         return 1
-    progress._flush()
+    progress.close()
     progress._send("result", result)
     return 0
 

@@ -254,3 +254,38 @@ class JobManager(QObject):
             self._running = None
         self.job_finished.emit(job)
         QTimer.singleShot(0, self._start_next)
+
+
+def start_now(
+    title: str,
+    func: Callable[..., Any],
+    /,
+    *args: Any,
+    in_process: bool = False,
+    parent: QObject | None = None,
+    **kwargs: Any,
+) -> Job:
+    """Start a short job at once, outside any queue (a dialog's measurement, say).
+
+    It writes nothing to the project, so it need not wait for the job manager's writer; cancel
+    it with :meth:`Job.cancel` (a dialog does when it closes). The job is kept (parented to
+    the application) until it finishes, so closing the widget that started it is safe.
+    """
+    from PySide6.QtCore import QCoreApplication
+
+    job = Job(
+        title,
+        func,
+        args,
+        kwargs,
+        kind="measure",
+        in_process=in_process,
+        parent=parent or QCoreApplication.instance(),
+    )
+    _STARTED_NOW.add(job)
+    job.finished.connect(_STARTED_NOW.discard)
+    job._start()
+    return job
+
+
+_STARTED_NOW: set[Job] = set()

@@ -161,3 +161,40 @@ class PipelineActions(QObject):
         )
         self.job_submitted.emit(job)
         return job
+
+    # ------------------------------------------------------------------ resuming
+    def resume(self, dataset: str, vector_set: str) -> Job | None:
+        """Resume an interrupted vector set with the settings it was started with.
+
+        Submits the embed or featurize step that made it (see
+        :func:`vendiscope.gui.estimates.resume_step`); None when the GUI cannot make it.
+        """
+        from vendiscope.core.store import vectors
+        from vendiscope.gui.estimates import resume_step
+
+        if not self.document.is_open:
+            return None
+        found = vectors.get_set(self.document.project, dataset, vector_set)
+        step = resume_step(found)
+        if step is None:
+            return None
+        name, options = step
+        return self.submit(name, dataset, **options)
+
+    def resume_action(self, node: object) -> QAction | None:
+        """A "Resume" action for a project-tree node of an interrupted vector set, else None."""
+        from vendiscope.core.store import vectors
+        from vendiscope.gui.estimates import resume_step
+
+        info = getattr(node, "payload", None)
+        dataset = getattr(node, "dataset", None)
+        if getattr(node, "kind", None) != "vector_set" or info is None or dataset is None:
+            return None
+        if not self.document.writable or resume_step(info) is None:
+            return None
+        if not vectors.set_state(self.document.project, info).resumable:
+            return None
+        action = QAction(icon("embed" if info.kind == "embedding" else "gradients"), "Resume", self)
+        action.setStatusTip(f"Compute the missing rows of '{info.name}' with its own settings")
+        action.triggered.connect(lambda _checked=False: self.resume(dataset, info.name))
+        return action

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from vendiscope.core.jobs import RateMeter
+
 MIN_INTERVAL_S = 0.05
 """At most 20 progress signals per second per job."""
 
-RATE_WINDOW_S = 8.0
+RATE_WINDOW_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -38,38 +39,21 @@ class ProgressState:
         return max(0.0, min(1.0, self.completed / self.total))
 
 
-class RateEstimator:
-    """Rate over a sliding window of recent samples, and the time left at that rate."""
+class RateEstimator(RateMeter):
+    """Rate and time left, from the first completed step on (see :class:`RateMeter`).
+
+    A job that reports once per batch of half a minute has a rate (and a time left) as soon
+    as its first batch is done; a resumed job's first update (where it starts) is not
+    counted as work done.
+    """
 
     def __init__(self, window_s: float = RATE_WINDOW_S) -> None:
-        self.window_s = window_s
-        self._samples: deque[tuple[float, float]] = deque()
+        super().__init__(window_s)
 
-    def reset(self) -> None:
-        self._samples.clear()
-
-    def add(self, completed: float, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        if self._samples and completed < self._samples[-1][1]:
-            self._samples.clear()  # a new phase started counting from zero
-        self._samples.append((now, completed))
-        while len(self._samples) > 2 and now - self._samples[0][0] > self.window_s:
-            self._samples.popleft()
-
-    @property
-    def rate(self) -> float | None:
-        if len(self._samples) < 2:
-            return None
-        (t0, c0), (t1, c1) = self._samples[0], self._samples[-1]
-        if t1 - t0 < 0.2 or c1 <= c0:
-            return None
-        return (c1 - c0) / (t1 - t0)
-
-    def eta(self, completed: float, total: float | None) -> float | None:
-        rate = self.rate
-        if rate is None or not total or completed >= total:
-            return None
-        return (total - completed) / rate
+    def add(  # type: ignore[override]
+        self, completed: float, now: float | None = None, total: float | None = None
+    ) -> None:
+        super().add(completed, total, now=now)
 
 
 class QtProgress(QObject):

@@ -119,15 +119,17 @@ def featurize(
     *,
     name: str | None = None,
     params: dict[str, Any] | None = None,
+    chunk_rows: int | None = None,
     progress: Progress,
     cancel: CancelToken,
 ) -> TaskResult:
     """Proxy-LM gradient features (the vectors of G-Vendi)."""
     from vendiscope.core.featurizing import featurize_dataset
 
+    extra = {"chunk_rows": chunk_rows} if chunk_rows else {}
     with opened(location) as project:
         result = featurize_dataset(
-            project, dataset, name=name, params=params, progress=progress, cancel=cancel
+            project, dataset, name=name, params=params, progress=progress, cancel=cancel, **extra
         )
     return _vector_message(result, dataset)
 

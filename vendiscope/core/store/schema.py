@@ -142,6 +142,9 @@ class Run(Base):
     timings: Mapped[dict] = mapped_column(JSON, default=dict)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # who runs it while it is running: {"pid", "host", "created"} (see core.jobs.this_process);
+    # a running vector set whose owner is gone was interrupted (killed), not still running
+    owner: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class Subset(Base):

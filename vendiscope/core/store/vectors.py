@@ -2,10 +2,15 @@
 
 Each chunk is written and committed on its own, so a job that is killed resumes from its
 last committed chunk; loading a whole set is one sequential read into a numpy array.
+
+A set's stored status is ``running`` until its last chunk is in, whether or not a job is
+still filling it; :func:`set_state` tells the two apart from the runs that wrote it (each
+records its process: pid, host, start time) and :func:`resume_command` says how to resume it.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,7 +20,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from vendiscope.core.errors import ProjectError
-from vendiscope.core.store.schema import VectorChunk, VectorSet
+from vendiscope.core.store.schema import Run, VectorChunk, VectorSet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,6 +29,7 @@ if TYPE_CHECKING:
 
 DEFAULT_CHUNK_ROWS = 4096
 RUNNING, COMPLETE = "running", "complete"
+INTERRUPTED, ELSEWHERE = "interrupted", "elsewhere"
 
 
 @dataclass(frozen=True)
@@ -366,3 +372,165 @@ def complete_set(project: Project, dataset: str, name: str) -> VectorSetInfo:
 
 def _dataset_name(project: Project, vector_set: VectorSetInfo) -> str:
     return next(d.name for d in project.datasets() if d.id == vector_set.dataset_id)
+
+
+# ----------------------------------------------------------------------------- status
+@dataclass(frozen=True)
+class SetState:
+    """Whether a set is ``complete``, ``running`` (its job's process is alive), ``elsewhere``
+    (its job runs on another host, which cannot be checked) or ``interrupted``.
+
+    ``reason`` says why an interrupted set stopped: ``killed`` (its process is gone without
+    closing its run), ``cancelled``, ``failed``, or ``stopped`` (no run of it is known).
+    """
+
+    state: str
+    committed_rows: int
+    n_rows: int
+    reason: str = ""
+    host: str = ""
+    pid: int | None = None
+    run_id: int | None = None
+
+    @property
+    def resumable(self) -> bool:
+        return self.state == INTERRUPTED
+
+    def describe(self, resume: str | None = None) -> str:
+        """``interrupted (120/300 rows) — resume with: vendiscope gradients P demo`` etc."""
+        rows = f"{self.committed_rows:,}/{self.n_rows:,} rows"
+        if self.state == COMPLETE:
+            return COMPLETE
+        if self.state == RUNNING:
+            return f"running ({rows}, pid {self.pid})" if self.pid else f"running ({rows})"
+        if self.state == ELSEWHERE:
+            return f"running on {self.host} (cannot check) ({rows})"
+        why = "" if self.reason in ("killed", "") else f", {self.reason}"
+        how = f"resume with: {resume}" if resume else "run the job that made it again to resume it"
+        return f"interrupted ({rows}{why}) — {how}"
+
+
+def set_state(project: Project, vector_set: VectorSetInfo) -> SetState:
+    """The state of ``vector_set``, from its status and the runs that wrote it.
+
+    A run records its process when it starts; a set whose newest runs are all closed, or
+    whose running runs' processes no longer exist on this host, is interrupted. A run on
+    another host cannot be checked and is taken to be running there.
+    """
+    from vendiscope.core.jobs import process_state
+
+    base = {"committed_rows": vector_set.committed_rows, "n_rows": vector_set.n_rows}
+    if vector_set.status == COMPLETE:
+        return SetState(COMPLETE, **base)
+    runs = writer_runs(project, vector_set)
+    for run_id, status, owner in runs:
+        if status != RUNNING:
+            continue
+        found = process_state(owner)
+        if found.alive:
+            return SetState(RUNNING, **base, host=found.host, pid=found.pid, run_id=run_id)
+        if found.alive is None:
+            return SetState(ELSEWHERE, **base, host=found.host, pid=found.pid, run_id=run_id)
+    if not runs:
+        return SetState(INTERRUPTED, **base, reason="stopped")
+    run_id, status, owner = runs[0]
+    reason = "killed" if status == RUNNING else status
+    host = str((owner or {}).get("host") or "")
+    return SetState(INTERRUPTED, **base, reason=reason, host=host, run_id=run_id)
+
+
+def writer_runs(
+    project: Project, vector_set: VectorSetInfo
+) -> list[tuple[int, str, dict[str, Any] | None]]:
+    """``(run id, status, owner)`` of the runs that wrote ``vector_set``, newest first.
+
+    Vector jobs key their runs ``KIND:DATASET:NAME`` (:mod:`vendiscope.core.vectorjob`).
+    """
+    query = (
+        select(Run.id, Run.key, Run.status, Run.owner)
+        .where(Run.dataset_id == vector_set.dataset_id, Run.kind == vector_set.kind)
+        .order_by(Run.id.desc())
+    )
+    with project.session() as session:
+        rows = session.execute(query).all()
+    return [
+        (run_id, status, owner)
+        for run_id, key, status, owner in rows
+        if key.startswith(f"{vector_set.kind}:") and key.endswith(f":{vector_set.name}")
+    ]
+
+
+def close_dead_runs(project: Project, vector_set: VectorSetInfo) -> list[int]:
+    """Close the ``running`` runs of ``vector_set`` whose process is gone, as ``interrupted``.
+
+    Called when a job resumes the set, so the run history says what happened to them.
+    """
+    from datetime import datetime, timezone
+
+    from vendiscope.core.jobs import process_state
+
+    closed = []
+    for run_id, status, owner in writer_runs(project, vector_set):
+        if status == RUNNING and process_state(owner).alive is False:
+            closed.append(run_id)
+            who = f"pid {owner.get('pid')} on {owner.get('host')}" if owner else "its process"
+            with project.session() as session, session.begin():
+                session.execute(
+                    update(Run)
+                    .where(Run.id == run_id, Run.status == RUNNING)
+                    .values(
+                        status=INTERRUPTED,
+                        error=f"interrupted: {who} ended without closing the run",
+                        finished_at=datetime.now(timezone.utc),
+                    )
+                )
+    return closed
+
+
+_NOT_IDENTITY = ("device", "batch_size")  # parameters that do not change the vectors
+
+
+def resume_command(
+    project_label: str, dataset: str, vector_set: VectorSetInfo, mapping: dict[str, Any]
+) -> str | None:
+    """The ``vendiscope`` command that resumes ``vector_set`` with its own settings.
+
+    ``mapping`` is the dataset's field mapping (to leave out ``--field`` when ``auto`` gives
+    the same). None for sets no single command makes (maps, scores, plugin featurizers).
+    """
+    from vendiscope.core.embedding import DEFAULT_EMBEDDER, resolve_field
+    from vendiscope.core.featurizing import FEATURE_CHUNK_ROWS
+
+    params = vector_set.params or {}
+    head = ["vendiscope"]
+    options: list[str] = []
+    if vector_set.kind == "embedding" and "embedder" in params:
+        embedder = str(params["embedder"])
+        field = str(params.get("field") or "auto")
+        head += ["embed", project_label, dataset]
+        if embedder != DEFAULT_EMBEDDER:
+            options += ["--embedder", embedder]
+        if field != resolve_field("auto", mapping):
+            options += ["--field", field]
+        default_name, default_chunk = f"{embedder}/{field}", DEFAULT_CHUNK_ROWS
+        plugin_params = dict(params.get("embedder_params") or {})
+    elif vector_set.kind == "gradient" and params.get("featurizer") == "gradients":
+        plugin_params = dict(params.get("featurizer_params") or {})
+        mode = str(plugin_params.pop("mode", None) or "fast")
+        head += ["gradients", project_label, dataset]
+        if mode != "fast":
+            options += ["--mode", mode]
+        default_name, default_chunk = f"gradients/{mode}", FEATURE_CHUNK_ROWS
+    else:
+        return None
+    if vector_set.name != default_name:
+        options += ["--name", vector_set.name]
+    if vector_set.chunk_rows != default_chunk:
+        options += ["--chunk-rows", str(vector_set.chunk_rows)]
+    model = plugin_params.pop("model", None)
+    if model is not None:
+        options += ["--model", str(model)]
+    for key, value in sorted(plugin_params.items()):
+        if key not in _NOT_IDENTITY and value is not None:
+            options += ["-p", f"{key}={value}"]
+    return " ".join(shlex.quote(part) for part in [*head, *options])
