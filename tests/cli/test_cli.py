@@ -164,3 +164,77 @@ def test_console_script_exit_codes(tmp_path: Path) -> None:
         text=True,
     )
     assert bad.returncode == 1 and "missing.csv: no such file or folder" in bad.stderr
+
+
+def many_sources(tmp_path: Path) -> tuple[Path, dict[str, int]]:
+    """A project whose dataset `mix` has 45 sources: 44 of 2-8 records and one of 1 record."""
+    sizes = {f"src-{i:02d}": 2 + (i * 5) % 7 for i in range(44)}
+    sizes["a-lonely"] = 1  # first by name, last by size
+    rows = [
+        {"question": f"Question {j} from {name}?", "answer": f"answer {j}", "source": name}
+        for name, n in sizes.items()
+        for j in range(n)
+    ]
+    project = tmp_path / "p.vscope"
+    run("import", project, write_jsonl(tmp_path / "mix.jsonl", rows))
+    return project, sizes
+
+
+def table_sources(output: str) -> list[tuple[str, int]]:
+    """(source, records) of the rows of the tables printed in ``output``, in order."""
+    import re
+
+    return [
+        (name, int(n))
+        for name, n in re.findall(r"^│ (src-\d\d|a-lonely) +│ (\d+) ", output, flags=re.M)
+    ]
+
+
+def largest(sizes: dict[str, int], n: int) -> list[tuple[str, int]]:
+    return sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+
+def test_stats_says_how_many_sources_it_hides_and_all_lists_them(tmp_path: Path) -> None:
+    project, sizes = many_sources(tmp_path)
+    out = run("stats", project, "mix").output
+    assert table_sources(out) == largest(sizes, 20)  # the largest first: the smallest are hidden
+    assert "the 20 largest of 45 sources" in out
+    assert (
+        f"… 25 more sources not shown (1-{largest(sizes, 21)[-1][1]} records each); "
+        "use --all (or --json) to see every source"
+    ) in out
+
+    everything = run("stats", project, "mix", "--all").output
+    assert table_sources(everything) == largest(sizes, 45)
+    assert table_sources(everything)[-1] == ("a-lonely", 1) and "not shown" not in everything
+    assert json.loads(run("stats", project, "mix", "--json").output)["sources"] == sizes
+
+
+def test_score_lists_every_source_including_ones_too_small_to_score(tmp_path: Path) -> None:
+    import numpy as np
+
+    from tests.core.test_neighbors import write_vector_set
+    from vendiscope.core.project import Project
+
+    project, sizes = many_sources(tmp_path)
+    with Project.open(project) as opened:
+        rows = np.random.default_rng(3).standard_normal((sum(sizes.values()), 16))
+        write_vector_set(opened, "mix", "emb", rows.astype(np.float32))
+
+    out = run("score", project, "mix", "--metric", "vendi").output
+    shown = table_sources(out)  # the largest first (equal sizes: the higher score first)
+    assert [n for _, n in shown] == [n for _, n in largest(sizes, 20)]
+    assert all(sizes[name] == n for name, n in shown) and len(set(shown)) == 20
+    assert "the 20 largest of 45 sources" in out
+    assert "… 25 more sources not shown (1-" in out
+    assert "use --all (or --json) to see every source" in out
+    assert "1 source with fewer than 2 records: no score of its own" in out
+
+    everything = run("score", project, "mix", "--metric", "vendi", "--all").output
+    assert sorted(table_sources(everything)) == sorted(sizes.items())
+    assert "not shown" not in everything
+    (lonely,) = [line for line in everything.splitlines() if line.startswith("│ a-lonely ")]
+    assert [cell.strip() for cell in lonely.split("│")[2:5]] == ["1", "—", "—"]
+    assert table_sources(everything)[-1] == ("a-lonely", 1)  # the smallest come last
+    scored = json.loads(run("score", project, "mix", "--metric", "vendi", "--json").output)
+    assert set(scored["per_source"]) == set(sizes) - {"a-lonely"}

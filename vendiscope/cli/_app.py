@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from vendiscope import __version__
-from vendiscope.cli._output import console, plugin_params, reports_errors
+from vendiscope.cli._output import all_option, console, plugin_params, reports_errors
 
 app = typer.Typer(
     name="vendiscope",
@@ -155,13 +155,18 @@ def show(
 
 @app.command()
 @reports_errors
-def stats(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False) -> None:
+def stats(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    all_: Annotated[bool, all_option("source")] = False,
+    json: JsonOpt = False,
+) -> None:
     """Counts for a dataset: rows, exact duplicates, fields filled, sources, lengths."""
     from vendiscope.cli import _views
     from vendiscope.core.project import Project
 
     with Project.open(project) as opened:
-        _views.print_stats(opened.stats(dataset), as_json=json)
+        _views.print_stats(opened.stats(dataset), as_json=json, show_all=all_)
 
 
 @app.command()

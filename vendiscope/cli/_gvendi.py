@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
-from vendiscope.cli._output import console, plugin_params, reports_errors
+from vendiscope.cli._output import all_option, console, plugin_params, reports_errors
 from vendiscope.cli._scale import AddressOpt, EngineOpt, GpusOpt, WorkersOpt, engine_choice
 
 
@@ -34,10 +34,30 @@ def gradients(
     address: AddressOpt = None,
     workers: WorkersOpt = None,
     gpus_per_worker: GpusOpt = None,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="Time the job on 8 of the dataset's records and say how long it would take "
+            "on this machine; compute nothing.",
+        ),
+    ] = False,
+    chunk_rows: Annotated[
+        int | None,
+        typer.Option(min=1, help="Records per committed chunk (a resume point); default 256."),
+    ] = None,
 ) -> None:
-    """Compute projected per-example gradients of a proxy LM (the features of G-Vendi)."""
+    """Compute projected per-example gradients of a proxy LM (the features of G-Vendi).
+
+    Chunks are committed as they are done: an interrupted run resumes where it stopped when
+    the same command is run again (`vendiscope vectors` shows the command).
+    """
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.featurizing import DEFAULT_FEATURIZER, featurize_dataset
+    from vendiscope.core.featurizing import (
+        DEFAULT_FEATURIZER,
+        estimate_features,
+        featurize_dataset,
+    )
     from vendiscope.core.project import Project
 
     params = plugin_params("featurizer", DEFAULT_FEATURIZER, param)
@@ -45,12 +65,20 @@ def gradients(
     for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
         if value is not None:
             params[key] = value
+    if estimate:
+        with Project.open(project) as opened:
+            found = estimate_features(
+                opened, dataset, params=params, name=name, progress=RichProgress()
+            )
+        console.print(f"gradients of {dataset}: {found.describe()}", soft_wrap=True)
+        return
     with Project.open(project) as opened:
         result = featurize_dataset(
             opened,
             dataset,
             params=params,
             name=name,
+            **({"chunk_rows": chunk_rows} if chunk_rows else {}),
             engine=engine_choice(engine, address, workers, gpus_per_worker),
             progress=RichProgress(),
         )
@@ -88,6 +116,7 @@ def score(
         list[str] | None,
         typer.Option("--param", "-p", help="Other metric parameter NAME=VALUE, repeatable."),
     ] = None,
+    all_: Annotated[bool, all_option("source")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Score a dataset's diversity: the score, n, the effective number of distinct examples."""
@@ -111,6 +140,9 @@ def score(
             quality=quality,
             progress=RichProgress(),
         )
+        # Every source with its record count, so the table can list the ones too small for
+        # a score of their own instead of leaving them out.
+        source_counts = None if json else opened.stats(dataset)["sources"]
     if json:
         print_json(
             {
@@ -125,4 +157,4 @@ def score(
             }
         )
         return
-    print_score(result)
+    print_score(result, show_all=all_, source_counts=source_counts)
