@@ -10,10 +10,32 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+from vendiscope.core.text import printable
+
+
+class InertConsole(Console):
+    """A console that shows control characters in what it prints instead of obeying them.
+
+    Records, source names and messages quoting them reach the terminal through here (as
+    printed strings and as table cells), so ``ESC[2J`` or U+202E in the data is shown as
+    ``\\x1b[2J`` or ``\\u202e``. JSON output (``--json``) is escaped by the JSON encoder and
+    stays faithful.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(printable(text), **kwargs)
+
+
+console = InertConsole(highlight=False)
+errors = InertConsole(stderr=True, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+STOPPED = (
+    "nothing was half-written (embeddings and gradients keep their finished chunks: "
+    "run the same command again to resume)"
+)
+T = TypeVar("T")
 
 
 def reports_errors(command: F) -> F:
@@ -32,10 +54,10 @@ def reports_errors(command: F) -> F:
             errors.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
             raise typer.Exit(1) from None
         except Cancelled:
-            errors.print("[yellow]cancelled[/]; nothing was changed")
+            errors.print(f"[yellow]cancelled[/]; {STOPPED}")
             raise typer.Exit(130) from None
         except KeyboardInterrupt:
-            errors.print("\n[yellow]interrupted[/]; nothing was changed")
+            errors.print(f"\n[yellow]interrupted[/]; {STOPPED}")
             raise typer.Exit(130) from None
         except DatabaseError as exc:
             errors.print(f"[bold red]error:[/] the project database failed: {exc.orig}")
@@ -87,6 +109,49 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
     from vendiscope.core.plugins.conversion import guess_value
 
     return {name: guess_value(value) for name, value in split_params(items).items()}
+
+
+TABLE_ROWS = 20
+"""Rows a long table shows unless ``--all`` is given (``--json`` always has every row)."""
+
+
+def all_option(what: str) -> Any:
+    """The ``--all`` option of a command whose table of ``what`` is cut to :data:`TABLE_ROWS`."""
+    return typer.Option("--all", help=f"List every {what} (default: the {TABLE_ROWS} largest).")
+
+
+def cut_rows(rows: list[T], show_all: bool, limit: int = TABLE_ROWS) -> tuple[list[T], list[T]]:
+    """``rows`` split into the ones a table shows and the ones it hides (none with ``show_all``).
+
+    Sort ``rows`` first so that the hidden ones are the least informative (e.g. the smallest).
+    """
+    if show_all or len(rows) <= limit:
+        return rows, []
+    return rows[:limit], rows[limit:]
+
+
+def print_hidden(hidden: int, noun: str, plural: str, detail: str = "") -> None:
+    """Say that ``hidden`` rows were left out of the table above, and how to see them.
+
+    ``… 25 more sources not shown (DETAIL); use --all (or --json) to see every source``.
+    Prints nothing when nothing was hidden.
+    """
+    if hidden <= 0:
+        return
+    what = noun if hidden == 1 else plural
+    extra = f" ({detail})" if detail else ""
+    console.print(
+        f"[yellow]… {hidden} more {what} not shown{extra}; "
+        f"use --all (or --json) to see every {noun}[/]",
+        soft_wrap=True,
+    )
+
+
+def count_range(counts: list[int], unit: str = "records") -> str:
+    """``"1-3 records each"`` (or ``"2 records each"``) for the counts of hidden rows."""
+    low, high = min(counts), max(counts)
+    span = f"{low}" if low == high else f"{low}-{high}"
+    return f"{span} {unit if high != 1 else unit.removesuffix('s')} each"
 
 
 def shorten(value: str | None, width: int = 80) -> str:

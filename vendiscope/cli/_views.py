@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import json as jsonlib
+import math
 from typing import Any
 
 from rich.table import Table
 
-from vendiscope.cli._output import console, shorten
+from vendiscope.cli._output import console, count_range, cut_rows, print_hidden, shorten
 from vendiscope.core.fields import FieldMapping
 
 
 def print_json(value: Any) -> None:
-    console.print_json(jsonlib.dumps(value, default=str))
+    """Valid JSON always: NaN and infinities (not JSON) are written as null."""
+    console.print_json(jsonlib.dumps(_finite(value), default=str, allow_nan=False))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def print_preview(preview: Any, overrides: list[str]) -> None:
@@ -120,7 +132,8 @@ def print_records(records: list[Any], *, raw: bool, as_json: bool) -> None:
     console.print(table)
 
 
-def print_stats(stats: dict[str, Any], *, as_json: bool) -> None:
+def print_stats(stats: dict[str, Any], *, as_json: bool, show_all: bool = False) -> None:
+    """The counts, then the sources largest first: the 20 largest unless ``show_all``."""
     if as_json:
         print_json(stats)
         return
@@ -134,10 +147,16 @@ def print_stats(stats: dict[str, Any], *, as_json: bool) -> None:
         mean = stats["mean_chars"].get(role)
         roles.add_row(role, str(count), "" if mean is None else f"{mean:.0f}")
     console.print(roles)
-    sources = Table("source", "records", "share")
-    for name, count in list(stats["sources"].items())[:20]:
+    rows = sorted(stats["sources"].items(), key=lambda item: (-item[1], item[0]))
+    shown, hidden = cut_rows(rows, show_all)
+    title = f"the {len(shown)} largest of {len(rows)} sources" if hidden else None
+    sources = Table("source", "records", "share", title=title)
+    for name, count in shown:
         sources.add_row(name, str(count), f"{count / max(stats['rows'], 1):.1%}")
     console.print(sources)
+    print_hidden(
+        len(hidden), "source", "sources", count_range([c for _, c in hidden]) if hidden else ""
+    )
 
 
 def print_plugins(registry: Any, *, as_json: bool) -> None:
@@ -219,6 +238,8 @@ def print_project_health(found: dict[str, Any]) -> None:
     if found["ok"]:
         checks = "integrity ok, foreign keys ok" if "integrity" in found else "opens"
         console.print(f"project {where}: {checks}, {found['datasets']} datasets", markup=False)
+        for line in found.get("interrupted_runs", []):
+            console.print(f"  {line}", markup=False)
         return
     console.print(f"project {where}: FAILED", markup=False, style="red")
     for problem in found["problems"]:
@@ -237,7 +258,14 @@ def print_summary(project: Any, dataset: str) -> None:
 METRIC_TITLES = {"gvendi": "G-Vendi", "vendi": "Vendi"}
 
 
-def print_score(result: Any) -> None:
+def print_score(
+    result: Any, *, show_all: bool = False, source_counts: dict[str, int] | None = None
+) -> None:
+    """The score, then one row per source, largest first: the 20 largest unless ``show_all``.
+
+    ``source_counts`` (records per source, as ``stats`` counts them) adds the sources too
+    small to have a score of their own, with a dash, so that no source is left out silently.
+    """
     title = METRIC_TITLES.get(result.metric, result.metric)
     q = result.details.get("q")
     order = f" (q={q})" if q not in (None, 1, 1.0) else ""
@@ -253,12 +281,43 @@ def print_score(result: Any) -> None:
             f"effective number of distinct examples: {result.value:.1f} "
             f"({share:.1%} of the records)"
         )
-    if result.per_source:
-        table = Table("source", "records", title, "per record")
-        for source, row in sorted(result.per_source.items(), key=lambda kv: -kv[1]["value"]):
-            table.add_row(
-                source, str(row["n"]), f"{row['value']:.2f}", f"{row['value'] / row['n']:.3f}"
-            )
+    rows: list[tuple[str, int, float | None]] = [
+        (source, int(row["n"]), float(row["value"])) for source, row in result.per_source.items()
+    ]
+    for source, count in (source_counts or {}).items():
+        if source != "(none)" and source not in result.per_source:
+            rows.append((source, count, None))  # too few records for a score of its own
+    if rows:
+        # Largest first: a small source's score is bounded by its record count, so the rows
+        # hidden below are the least informative ones.
+        rows.sort(key=lambda r: (-r[1], -(r[2] if r[2] is not None else -1.0), r[0]))
+        shown, hidden = cut_rows(rows, show_all)
+        table = Table(
+            "source",
+            "records",
+            title,
+            "per record",
+            title=f"the {len(shown)} largest of {len(rows)} sources" if hidden else None,
+        )
+        for source, n, value in shown:
+            if value is None:
+                table.add_row(source, str(n), "—", "—")
+            else:
+                table.add_row(source, str(n), f"{value:.2f}", f"{value / n:.3f}")
         console.print(table)
+        print_hidden(
+            len(hidden), "source", "sources", count_range([r[1] for r in hidden]) if hidden else ""
+        )
+        unscored = [r for r in rows if r[2] is None]
+        if unscored:
+            from vendiscope.core.scoring import MIN_SOURCE_ROWS
+
+            many = len(unscored) > 1
+            console.print(
+                f"[dim]{len(unscored)} source{'s' if many else ''} with fewer than "
+                f"{MIN_SOURCE_ROWS} records: no score of {'their' if many else 'its'} own "
+                f"(—), counted in the score of the whole dataset[/]",
+                soft_wrap=True,
+            )
     if result.per_record_set:
         console.print(f"per-record scores stored as vector set '{result.per_record_set}'")

@@ -38,6 +38,7 @@ from vendiscope.core.sources import (
 )
 from vendiscope.core.store import bulk
 from vendiscope.core.store.schema import Dataset, Run
+from vendiscope.core.text import check_name
 from vendiscope.core.versions import library_versions
 
 __all__ = ["ImportResult", "Preview", "import_dataset", "preview"]
@@ -95,7 +96,7 @@ def import_dataset(
     registry = registry or default_registry()
     refuse_project_input(path, project.location)
     importer_name, importer = choose_importer(path, format, importer_params, registry)
-    name = name or default_name(path)
+    name = check_name(name, "dataset") if name is not None else default_name(path)
     if any(d.name == name for d in project.datasets()):
         raise ProjectError(f"the project already has a dataset named '{name}'; choose another name")
     with registry.running("importer", importer_name, "inspect"):

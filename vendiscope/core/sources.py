@@ -13,6 +13,7 @@ from vendiscope.core.errors import InputError, Location
 from vendiscope.core.fields import CONTENT_ROLES, FieldMapping, parse_assignments
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.text import printable_name
 
 SAMPLE_ROWS = 200
 
@@ -117,7 +118,7 @@ def default_name(path: Path) -> str:
     name = path.name
     for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".parquet", ".pq"):
         name = name.removesuffix(suffix)
-    return name or path.name
+    return printable_name(name or path.name)
 
 
 def resolve_mapping(

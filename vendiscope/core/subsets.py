@@ -8,12 +8,12 @@ from set operations on other subsets. Every write is one transaction.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, select
 
+from vendiscope.core import text
 from vendiscope.core.errors import ProjectError
 from vendiscope.core.filters import RecordFilter, matching_positions
 from vendiscope.core.models import SubsetInfo
@@ -21,7 +21,6 @@ from vendiscope.core.project import Project
 from vendiscope.core.store.schema import Record, Subset, SubsetMember
 
 OPERATIONS = ("union", "intersection", "difference")
-_NAME = re.compile(r"^[^\s/][^\n\r\t]{0,199}$")
 
 
 @dataclass(frozen=True)
@@ -33,13 +32,8 @@ class SubsetMembers:
 
 
 def check_name(name: str) -> str:
-    """A subset name: 1-200 characters, no tabs or newlines, not starting with space or '/'."""
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ProjectError(
-            f"subset name {name!r} is not valid: use 1-200 characters without tabs or "
-            "newlines, not starting with a space or '/'"
-        )
-    return name
+    """A subset name: see :func:`vendiscope.core.text.check_name`."""
+    return text.check_name(name, "subset")
 
 
 def refuse_existing(project: Project, dataset: str, name: str) -> None:

@@ -44,3 +44,35 @@ def printable_tree(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(printable_tree(v) for v in value)
     return value
+
+
+MAX_NAME = 200
+
+
+def check_name(name: object, what: str) -> str:
+    """A name people type and read (dataset, subset): 1-200 printable characters.
+
+    No control or reordering characters, no tab or newline, not starting with a space or
+    '/' (names are also parts of keys such as ``scores/run-3``).
+    """
+    if (
+        not isinstance(name, str)
+        or not 1 <= len(name) <= MAX_NAME
+        or has_control_characters(name)
+        or name[0].isspace()
+        or name.startswith("/")
+    ):
+        from vendiscope.core.errors import ProjectError
+
+        shown = printable(str(name), newlines=False)
+        raise ProjectError(
+            f"{what} name '{shown}' is not valid: use 1-{MAX_NAME} characters without control "
+            "characters, tabs or newlines, not starting with a space or '/'"
+        )
+    return name
+
+
+def printable_name(text: str) -> str:
+    """``text`` (e.g. a file name) turned into a valid name: unsafe characters become '_'."""
+    safe = _UNSAFE.sub("_", text).replace("\n", "_").replace("\t", "_").lstrip(" /")
+    return safe[:MAX_NAME] or "dataset"
