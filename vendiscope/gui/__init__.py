@@ -14,7 +14,8 @@ record selected in each dataset, shared by the views); ``pipeline``; ``dashboard
 (``point_cloud``, ``map_canvas``, ``map_data``, ``map_view``, ``legend``, ``palettes``); the
 selection workbench (``selection_form``, ``param_form``, ``curves_plot``,
 ``selection_data``, ``selection_workbench``); views from plugins (``plugin_views``,
-``chart_renderer``); ``plugins_window``; ``about``.
+``chart_renderer``); ``plugins_window``; ``about``; ``text`` (labels, tooltips and message
+boxes that show data as plain text: every label is made through it).
 """
 
 from __future__ import annotations

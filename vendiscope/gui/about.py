@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from vendiscope import __version__
 from vendiscope.gui.icons import app_icon
+from vendiscope.gui.text import plain_label, rich_label
 
 OPTIONAL = (
     ("torch", "torch", "torch"),
@@ -68,12 +68,12 @@ class AboutDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("About Vendiscope")
         self.setMinimumWidth(520)
-        logo = QLabel()
+        logo = plain_label()
         logo.setPixmap(app_icon().pixmap(72, 72))
         logo.setAlignment(Qt.AlignmentFlag.AlignTop)
-        title = QLabel(f"Vendiscope {__version__}")
+        title = plain_label(f"Vendiscope {__version__}")
         title.setObjectName("pageTitle")
-        blurb = QLabel(
+        blurb = rich_label(  # our own markup (line breaks), no data
             "How diverse is your training data, really? Vendiscope measures G-Vendi — the Vendi "
             "score of proxy-model gradients, which predicts out-of-distribution generalisation "
             "(Jung et al. 2025) — finds redundancy and gaps, and exports curated subsets with "

@@ -21,7 +21,6 @@ from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
-    QLabel,
     QStackedWidget,
     QToolTip,
     QVBoxLayout,
@@ -32,6 +31,7 @@ from vendiscope.core.charts import DEFAULT_BINS, validate_chart
 from vendiscope.gui import palettes
 from vendiscope.gui.legend import CategoryLegend, ColorBar, LegendEntry, SeriesLegend
 from vendiscope.gui.map_canvas import MapCanvas, style_axes
+from vendiscope.gui.text import markup, plain_label, plain_tip
 
 MAX_TICKS = 30
 TICK_CHARS = 18
@@ -107,7 +107,7 @@ class ChartRenderer(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         palette = self.palette()
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setObjectName("sectionTitle")
         self.title.setWordWrap(True)
         self.plot = pg.PlotWidget(
@@ -176,8 +176,8 @@ class ChartRenderer(QWidget):
             return
         self.pages.setCurrentWidget(self.plot_page)
         text = self.palette().color(QPalette.ColorRole.Text).name()
-        self.plot.setLabel("bottom", chart.get("x_label", ""), color=text)
-        self.plot.setLabel("left", chart.get("y_label", ""), color=text)
+        self.plot.setLabel("bottom", markup(chart.get("x_label", "")), color=text)  # HTML
+        self.plot.setLabel("left", markup(chart.get("y_label", "")), color=text)
         self.plot.setLogMode(x=False, y=bool(chart.get("y_log")))
         {"line": self._line, "bar": self._bar, "histogram": self._histogram,
          "heatmap": self._heatmap}[kind](chart)  # fmt: skip
@@ -323,8 +323,8 @@ class ChartRenderer(QWidget):
         series = chart["series"]
         x = np.concatenate([np.asarray(s["x"], dtype=np.float32) for s in series])
         y = np.concatenate([np.asarray(s["y"], dtype=np.float32) for s in series])
-        self.canvas.plot.setLabel("bottom", chart.get("x_label", ""))
-        self.canvas.plot.setLabel("left", chart.get("y_label", ""))
+        self.canvas.plot.setLabel("bottom", markup(chart.get("x_label", "")))
+        self.canvas.plot.setLabel("left", markup(chart.get("y_label", "")))
         labels: list[str] = []
         has_labels = any("label" in s for s in series)
         index = []
@@ -384,6 +384,7 @@ class ChartRenderer(QWidget):
 
     # ------------------------------------------------------------------ hover
     def _point_tooltip(self, number: int) -> str:
+        """The hover tooltip of scatter point ``number`` (names from the data, as text)."""
         parts = []
         if self._labels is not None and self._labels[number]:
             parts.append(self._labels[number])
@@ -393,7 +394,7 @@ class ChartRenderer(QWidget):
         if not parts:
             x, y = float(self.canvas.cloud.x[number]), float(self.canvas.cloud.y[number])
             parts.append(f"{self._points_series[number]}: ({x:.4g}, {y:.4g})")
-        return "\n".join(parts)
+        return plain_tip("\n".join(parts))
 
     def _point_clicked(self, number: int) -> None:
         if number >= 0 and self._points_index is not None and self._points_index[number] >= 0:
@@ -404,9 +405,10 @@ class ChartRenderer(QWidget):
             return
         view = self.plot.getPlotItem().getViewBox()
         if not view.sceneBoundingRect().contains(scene_pos):
-            self.tooltip_text = self.axis_name_at(scene_pos) or ""
+            found = self.axis_name_at(scene_pos) or ""
         else:
-            self.tooltip_text = self.describe_at(view.mapSceneToView(scene_pos))
+            found = self.describe_at(view.mapSceneToView(scene_pos))
+        self.tooltip_text = plain_tip(found)  # series and category names come from data
         if self.tooltip_text:
             QToolTip.showText(
                 self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos)),

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QLabel, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedLayout, QVBoxLayout, QWidget
 
 from vendiscope.gui import palettes
 from vendiscope.gui.legend import LegendEntry, SeriesLegend
 from vendiscope.gui.map_canvas import style_axes
 from vendiscope.gui.selection_data import KIND_TITLES, SelectionRun
+from vendiscope.gui.text import plain_label
 
 BASELINE_NAME = "random baseline (dashed): a random order of the same candidates"
 BASELINE_Z = 10
@@ -52,7 +53,7 @@ class CurvesPlot(QWidget):
         chart_layout.setSpacing(6)
         chart_layout.addWidget(self.plot, 1)
         chart_layout.addWidget(self.legend)
-        self.placeholder = QLabel(
+        self.placeholder = plain_label(
             "No selection yet. Choose a method and a budget on the left and run it: its "
             "diversity-vs-budget curve appears here next to a random selection's."
         )

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -33,6 +32,7 @@ from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.error_dialog import describe_error
 from vendiscope.gui.icons import icon
 from vendiscope.gui.tabs import register_view
+from vendiscope.gui.text import plain_label, plain_tip
 
 ActionRunner = Callable[[str, str], Any]  # (action name, dataset)
 FITTED_SOURCES = 8
@@ -80,9 +80,9 @@ class DashboardView(QWidget):
         self.window_ = window
         self.summary: DashboardSummary | None = None
 
-        self.title = QLabel(f"Diversity of “{dataset}”")
+        self.title = plain_label(f"Diversity of “{dataset}”")
         self.title.setObjectName("pageTitle")
-        self.subtitle = QLabel("Reading the project…")
+        self.subtitle = plain_label("Reading the project…")
         self.subtitle.setObjectName("hint")
         refresh = QPushButton(icon("refresh"), "Refresh")
         refresh.setToolTip("Re-read the latest runs")
@@ -141,7 +141,7 @@ class DashboardView(QWidget):
         cluster_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.clusters.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.clusters.cellDoubleClicked.connect(self._cluster_activated)
-        self.clusters_note = QLabel()
+        self.clusters_note = plain_label()
         self.clusters_note.setObjectName("hint")
         self.clusters_note.setToolTip(HELP["sparse"])
         self.clusters_note.setWordWrap(True)
@@ -320,7 +320,9 @@ class DashboardView(QWidget):
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
                 else:
-                    item.setToolTip("\n\n".join(f"#{p}: {t}" for p, t in sparse.examples))
+                    item.setToolTip(
+                        plain_tip("\n\n".join(f"#{p}: {t}" for p, t in sparse.examples))
+                    )
                 self.clusters.setItem(row, column, item)
 
     def _cluster_activated(self, row: int, _column: int) -> None:
@@ -401,7 +403,7 @@ def _titled(title: str, widget: QWidget) -> QWidget:
     holder = QWidget()
     layout = QVBoxLayout(holder)
     layout.setContentsMargins(0, 0, 0, 0)
-    label = QLabel(title)
+    label = plain_label(title)
     label.setObjectName("sectionTitle")
     layout.addWidget(label)
     layout.addWidget(widget, 1)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+
+from vendiscope.gui.text import plain_label, plain_tip
 
 HELP = {
     "gvendi": (
@@ -56,12 +58,12 @@ class Card(QFrame):
         self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(150)
-        self.caption = QLabel(caption)
+        self.caption = plain_label(caption)
         self.caption.setObjectName("cardCaption")
-        self.value = QLabel("—")
+        self.value = plain_label("—")
         self.value.setObjectName("cardValue")
         self.value.setAccessibleName(caption)
-        self.context = QLabel()
+        self.context = plain_label()
         self.context.setObjectName("hint")
         self.context.setWordWrap(True)
         self.button = QPushButton()
@@ -83,7 +85,7 @@ class Card(QFrame):
         self.context.setText(context)
         self.button.hide()
         self._action = None
-        self.setToolTip(HELP.get(self.key, "") + (f"\n\n{tooltip}" if tooltip else ""))
+        self.setToolTip(plain_tip(HELP.get(self.key, "") + (f"\n\n{tooltip}" if tooltip else "")))
 
     def set_missing(
         self, context: str, button: str | None = None, action: Callable[[], None] | None = None

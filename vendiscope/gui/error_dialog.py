@@ -8,7 +8,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QStyle,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 from vendiscope.core.errors import VendiscopeError
 from vendiscope.core.store.health import store_failure
 from vendiscope.gui.style import monospace_font
+from vendiscope.gui.text import markup, plain_label, rich_label
 
 
 def describe_error(error: BaseException) -> str:
@@ -49,14 +49,13 @@ class ErrorDialog(QDialog):
         self.message = message
         self.details = details
 
-        icon = QLabel()
+        icon = plain_label()
         icon.setPixmap(
             self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical).pixmap(40, 40)
         )
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        heading = QLabel(f"<b>{_escape(title)}</b>")
-        body = QLabel(message)
-        body.setTextFormat(Qt.TextFormat.PlainText)  # messages quote user data: never markup
+        heading = rich_label(f"<b>{markup(title)}</b>")
+        body = plain_label(message)  # messages quote user data: never markup
         body.setWordWrap(True)
         body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         body.setObjectName("errorMessage")
@@ -99,10 +98,6 @@ class ErrorDialog(QDialog):
         """Put the message and the traceback on the clipboard (for a bug report)."""
         text = self.message if not self.details else f"{self.message}\n\n{self.details}"
         QGuiApplication.clipboard().setText(text)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def show_error(

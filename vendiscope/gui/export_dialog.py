@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.gui.document import ProjectDocument
+from vendiscope.gui.text import plain_label
 
 FORMATS = (
     ("By file name", None),
@@ -45,7 +45,7 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export")
         self.setMinimumWidth(560)
         self.document = document
-        intro = QLabel(
+        intro = plain_label(
             "Rows are written in their original schema; a manifest with the provenance "
             "(source, subset, the run that selected it, versions, hashes) is written beside them."
         )

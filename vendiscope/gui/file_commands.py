@@ -14,6 +14,7 @@ from vendiscope.gui.error_dialog import ErrorDialog
 from vendiscope.gui.export_dialog import ExportDialog
 from vendiscope.gui.import_dialog import ImportDialog
 from vendiscope.gui.jobs import Job, JobState
+from vendiscope.gui.text import ask
 
 if TYPE_CHECKING:
     from vendiscope.gui.main_window import MainWindow
@@ -97,7 +98,7 @@ class FileCommands(QObject):
     def import_data(self, files: list[str] | None = None) -> ImportDialog | None:
         """Open the import dialog (with ``files`` preselected); needs an open project."""
         if not self.window.document.is_open:
-            answer = QMessageBox.question(
+            answer = ask(
                 self.window,
                 "Import data",
                 "Data is imported into a project. Create a new project for it now?",

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
@@ -38,6 +37,7 @@ from vendiscope.gui.error_dialog import describe_error
 from vendiscope.gui.import_preview import FileChoice, SourcePreview, detected_layout, read_preview
 from vendiscope.gui.jobs import Job, JobState
 from vendiscope.gui.style import error_palette
+from vendiscope.gui.text import plain_label, plain_tip
 
 if TYPE_CHECKING:
     from vendiscope.core.sources import Preview
@@ -121,7 +121,7 @@ class ImportDialog(QDialog):
         self.raw_model = self.preview_panel.raw_model
         self.mapped_model = self.preview_panel.mapped_model
 
-        self.message = QLabel()
+        self.message = plain_label()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar()
@@ -167,7 +167,7 @@ class ImportDialog(QDialog):
             self.choices.append(choice)
             self.file_combo.addItem(Path(path).name, path)
             self.file_combo.setItemData(
-                self.file_combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole
+                self.file_combo.count() - 1, plain_tip(path), Qt.ItemDataRole.ToolTipRole
             )
         if files:
             self.file_combo.setCurrentIndex(self.file_combo.count() - 1)

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -23,6 +22,7 @@ from vendiscope.core.sources import preview
 from vendiscope.gui.mapping_editor import MappingEditor
 from vendiscope.gui.preview_tables import RowsModel, mapped_table, raw_table, source_columns
 from vendiscope.gui.progress import format_amount
+from vendiscope.gui.text import markup, rich_label
 
 if TYPE_CHECKING:
     from vendiscope.core.sources import Preview
@@ -69,7 +69,7 @@ class SourcePreview(QWidget):
         super().__init__(parent)
         self.preview: Preview | None = None
         self.mapping_editor = MappingEditor()
-        self.detected_label = QLabel()
+        self.detected_label = rich_label()  # our bold; the importer and layout are escaped
         self.detected_label.setObjectName("hint")
         self.detected_label.setWordWrap(True)
         mapping_box = QGroupBox("Field mapping")
@@ -117,7 +117,8 @@ class SourcePreview(QWidget):
                 "" if unit == "B" else f" {unit}"
             )
         self.detected_label.setText(
-            f"Format: <b>{found.importer}</b>{size}. Detected layout: <b>{detected}</b>. "
+            f"Format: <b>{markup(found.importer)}</b>{markup(size)}. "
+            f"Detected layout: <b>{markup(detected)}</b>. "
             "Correct any role below; type a dotted path (meta.domain) to reach nested fields."
         )
 

@@ -6,7 +6,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -18,6 +17,7 @@ from PySide6.QtWidgets import (
 from vendiscope.gui.icons import icon
 from vendiscope.gui.jobs import Job, JobManager, JobState
 from vendiscope.gui.progress import format_amount, format_duration, format_rate
+from vendiscope.gui.text import markup, plain_label, rich_label
 
 STATE_TEXT = {
     JobState.QUEUED: "Waiting for the job before it",
@@ -72,12 +72,11 @@ class JobRow(QFrame):
         self.job = job
         self.setObjectName("jobRow")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel(f"<b>{job.title}</b>")
-        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title = rich_label(f"<b>{markup(job.title)}</b>")  # titles quote names
         self.bar = QProgressBar()
         self.bar.setTextVisible(True)
         self.bar.setMaximumHeight(18)
-        self.info = QLabel()
+        self.info = plain_label()
         self.info.setObjectName("hint")
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -129,7 +128,7 @@ class JobsPanel(QWidget):
         super().__init__(parent)
         self.manager = manager
         self.rows: dict[Job, JobRow] = {}
-        self.empty = QLabel("No jobs yet. Imports, embeddings, gradients and scores run here.")
+        self.empty = plain_label("No jobs yet. Imports, embeddings, gradients and scores run here.")
         self.empty.setObjectName("hint")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -15,7 +15,6 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QLayout,
     QLayoutItem,
     QListWidget,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.gui.icons import swatch
+from vendiscope.gui.text import plain_label, plain_tip
 
 MAX_ENTRIES = 300
 CODE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -98,8 +98,10 @@ class ColorBar(QWidget):
     def set_scale(self, colours: list[QColor], low: float, high: float, title: str) -> None:
         self.colours, self.low, self.high, self.title = colours, low, high, title
         self.setToolTip(
-            f"{title}: colours from {low:.4g} (bottom) to {high:.4g} (top); the 1% lowest and "
-            "highest values are drawn at the ends; grey: no value"
+            plain_tip(
+                f"{title}: colours from {low:.4g} (bottom) to {high:.4g} (top); the 1% lowest "
+                "and highest values are drawn at the ends; grey: no value"
+            )
         )
         self.update()
 
@@ -192,12 +194,12 @@ class _Entry(QWidget):
         super().__init__(parent)
         self.entry = entry
         self.setObjectName("legendEntry")
-        self.swatch = QLabel()
+        self.swatch = plain_label()
         self.swatch.setObjectName("legendSwatch")
         self.swatch.setPixmap(series_swatch(entry))
-        self.label = QLabel(entry.name)
+        self.label = plain_label(entry.name)
         self.label.setObjectName("legendLabel")
-        self.setToolTip(entry.tooltip or entry.name)
+        self.setToolTip(plain_tip(entry.tooltip or entry.name))
         self.setAccessibleName(entry.name)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -13,7 +13,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QDockWidget,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QStackedWidget,
@@ -40,6 +39,7 @@ from vendiscope.gui.settings import SETTINGS_VERSION, AppSettings
 from vendiscope.gui.start_page import NoViewsPage, StartPage
 from vendiscope.gui.store_guard import StoreGuard
 from vendiscope.gui.tabs import ViewTabs
+from vendiscope.gui.text import ask, plain_label, plain_tip
 from vendiscope.gui.window_actions import WindowActions
 
 DEFAULT_SIZE = QSize(1280, 760)
@@ -94,8 +94,8 @@ class MainWindow(QMainWindow):
         self.toolbar = self.actions_.build_toolbar(self)
         self.addToolBar(self.toolbar)
         self.actions_.build_menus(self)
-        self.project_label = QLabel()
-        self.jobs_label = QLabel()
+        self.project_label = plain_label()
+        self.jobs_label = plain_label()
         self.statusBar().addPermanentWidget(self.jobs_label)
         self.statusBar().addPermanentWidget(self.project_label)
         self._connect()
@@ -146,7 +146,7 @@ class MainWindow(QMainWindow):
         location = self.document.location
         self.setWindowTitle(f"{Path(location).name} — Vendiscope" if location else "Vendiscope")
         self.project_label.setText(location or "No project open")
-        self.project_label.setToolTip(location or "")
+        self.project_label.setToolTip(plain_tip(location))
         self.start_page.set_recent(self.settings.recent_projects())
         self.actions_.update_enabled(is_open)
         self.pipeline.update_enabled()
@@ -154,7 +154,7 @@ class MainWindow(QMainWindow):
 
     def _project_failed(self, why: str) -> None:
         self.project_label.setText(f"{self.document.location} — not written (the file failed)")
-        self.project_label.setToolTip(why)
+        self.project_label.setToolTip(plain_tip(why))
         self.pipeline.update_enabled()
         self._update_central()
 
@@ -290,7 +290,7 @@ class MainWindow(QMainWindow):
             percent = f" {fraction:.0%}" if fraction is not None else ""
             more = f" (+{len(active) - 1} queued)" if len(active) > 1 else ""
             self.jobs_label.setText(f"{running.title}{percent}{more}")
-            self.jobs_label.setToolTip(describe_progress(running))
+            self.jobs_label.setToolTip(plain_tip(describe_progress(running)))
 
     def _job_finished(self, job: Job) -> None:
         self._update_jobs_label()
@@ -379,7 +379,7 @@ class MainWindow(QMainWindow):
         """Ask before stopping running jobs; if the user agrees, cancel them and wait."""
         active = self.jobs.active()
         names = "\n".join(f"• {job.title}" for job in active[:5])
-        answer = QMessageBox.question(
+        answer = ask(  # job titles quote dataset and file names: plain text
             self,
             what,
             f"{len(active)} job{'s are' if len(active) != 1 else ' is'} still running:\n"

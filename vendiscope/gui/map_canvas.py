@@ -139,6 +139,9 @@ class MapCanvas(QWidget):
             marker.setZValue(10)
             self.plot.addItem(marker, ignoreBounds=True)
         self.tooltip: Callable[[int], str] | None = None
+        """The hover tooltip of a point, as a tooltip shows it: markup of ours with the data
+        escaped (:func:`~vendiscope.gui.record_link.record_tooltip`) or
+        :func:`~vendiscope.gui.text.plain_tip` text."""
         self.tooltip_text = ""
         self.hover_index = -1
         self.selected_index = -1

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSplitter,
@@ -43,6 +42,7 @@ from vendiscope.gui.map_data import (
 from vendiscope.gui.record_detail import RecordDetail
 from vendiscope.gui.record_link import RecordCache, RecordLink, record_tooltip
 from vendiscope.gui.tabs import register_view
+from vendiscope.gui.text import make_plain, plain_label
 
 if TYPE_CHECKING:  # the view's modules import numpy and pyqtgraph: not at start-up
     import numpy as np
@@ -64,6 +64,7 @@ class SubsetNameDialog(QInputDialog):
         self.setLabelText(
             f"{count:,} record{'s' if count != 1 else ''} selected on the map. Subset name:"
         )
+        make_plain(self)
         self.setTextValue(suggestion)
         self.setTextEchoMode(QLineEdit.EchoMode.Normal)
         self.setOkButtonText("Save subset")
@@ -136,7 +137,7 @@ class MapView(QWidget):
         fit.clicked.connect(self.canvas.fit)
         bar.addWidget(fit)
         bar.addStretch(1)
-        bar.addWidget(QLabel("Colour by:"))
+        bar.addWidget(plain_label("Colour by:"))
         self.colour_combo = QComboBox()
         self.colour_combo.setObjectName("colourBy")
         self.colour_combo.setMinimumContentsLength(22)
@@ -160,7 +161,7 @@ class MapView(QWidget):
         self.legend_stack = QStackedWidget()
         self.legend_stack.addWidget(self.legend)
         self.legend_stack.addWidget(self.colour_bar)
-        self.legend_title = QLabel("Legend")
+        self.legend_title = plain_label("Legend")
         self.legend_title.setObjectName("sectionTitle")
         self.detail = RecordDetail()
         self.show_records = QPushButton(icon("records"), "Show in Records")
@@ -183,7 +184,7 @@ class MapView(QWidget):
         side.setSizes([380, 260])
         side.setMinimumWidth(250)
 
-        self.status = QLabel()
+        self.status = plain_label()
         self.status.setObjectName("hint")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         plot_page = QWidget()
@@ -200,7 +201,7 @@ class MapView(QWidget):
         plot_layout.addWidget(self.status)
 
         self.empty = self._empty_page()
-        self.loading = QLabel("Reading the map…")
+        self.loading = plain_label("Reading the map…")
         self.loading.setObjectName("hint")
         self.loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.pages = QStackedWidget()
@@ -243,10 +244,10 @@ class MapView(QWidget):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addStretch(1)
-        title = QLabel(f"No map of “{self.dataset}” yet")
+        title = plain_label(f"No map of “{self.dataset}” yet")
         title.setObjectName("pageTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_text = QLabel()
+        self.empty_text = plain_label()
         self.empty_text.setObjectName("hint")
         self.empty_text.setWordWrap(True)
         self.empty_text.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from vendiscope.core.plugins.params import REQUIRED, FromProject, ParamError, ParamSpec
 from vendiscope.gui.style import error_palette
+from vendiscope.gui.text import plain_label, plain_tip
 
 INT_LIMIT = 2**31 - 1
 NONE_TEXT = "(none)"
@@ -113,22 +114,22 @@ class ParamForm(QWidget):
             field.setObjectName(f"param-{spec.name}")
             help_text = plain_help(spec.help)
             tip = "\n\n".join(t for t in (help_text, f"Expected: {self.expects(spec)}.") if t)
-            field.setToolTip(tip)
-            label = QLabel(f"{spec.label}{' *' if spec.required else ''}:")
-            label.setToolTip(tip)
+            field.setToolTip(plain_tip(tip))
+            label = plain_label(f"{spec.label}{' *' if spec.required else ''}:")
+            label.setToolTip(plain_tip(tip))
             label.setBuddy(field)
             self.fields[spec.name] = field
             self.labels[spec.name] = label
             hint = None
             if show_help and help_text:
-                hint = QLabel(help_text)
+                hint = plain_label(help_text)
                 hint.setObjectName("hint")
                 hint.setWordWrap(True)
-                hint.setToolTip(tip)
+                hint.setToolTip(plain_tip(tip))
                 self.helps[spec.name] = hint
             self.add_row(label, field, hint)
         if not self.specs:
-            none = QLabel("No parameters.")
+            none = plain_label("No parameters.")
             none.setObjectName("hint")
             self.grid.addWidget(none, self.grid.rowCount(), 0, 1, 2)
 
@@ -179,7 +180,9 @@ class ParamForm(QWidget):
                 combo.addItem(str(choice), choice)
                 if described.get(str(choice)):
                     tip = f"{choice}: {described[str(choice)]}"
-                    combo.setItemData(combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+                    combo.setItemData(
+                        combo.count() - 1, plain_tip(tip), Qt.ItemDataRole.ToolTipRole
+                    )
             index = combo.findData(default) if default is not None or spec.optional else 0
             combo.setCurrentIndex(max(0, index))
             combo.currentIndexChanged.connect(self.changed)
@@ -227,7 +230,7 @@ class ParamForm(QWidget):
             offered = []
         for text, name in offered:
             combo.addItem(text, name)
-            combo.setItemData(combo.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+            combo.setItemData(combo.count() - 1, plain_tip(text), Qt.ItemDataRole.ToolTipRole)
         if not offered:
             combo.addItem(f"({missing_words(source)})", None)
             item = combo.model().item(combo.count() - 1)  # type: ignore[attr-defined]
@@ -355,12 +358,12 @@ class ParamDialog(QDialog):
         self.setWindowTitle(title)
         self.setMinimumWidth(560)
         self.check = check
-        text = QLabel(intro)
+        text = plain_label(intro)
         text.setWordWrap(True)
         text.setObjectName("hint")
         self.intro = text
         self.form = ParamForm(specs, choices=choices, show_help=True, leading=leading)
-        self.problem = QLabel()
+        self.problem = plain_label()
         self.problem.setObjectName("paramProblem")
         self.problem.setWordWrap(True)
         error_palette(self.problem)

@@ -41,6 +41,7 @@ from vendiscope.gui.error_dialog import ErrorDialog, describe_error
 from vendiscope.gui.icons import icon
 from vendiscope.gui.param_form import ParamDialog
 from vendiscope.gui.style import error_palette
+from vendiscope.gui.text import plain_label, plain_tip
 
 COMMAND_STEPS = {
     "map": "map",
@@ -99,9 +100,9 @@ class ChartTab(QWidget):
         self.chart: dict[str, Any] | None = None
         self.builds = 0
 
-        heading = QLabel(title)
+        heading = plain_label(title)
         heading.setObjectName("pageTitle")
-        self.subtitle = QLabel()
+        self.subtitle = plain_label()
         self.subtitle.setObjectName("hint")
         self.subtitle.setWordWrap(True)
         self.params_button = QPushButton(icon("params"), "Parameters…")
@@ -123,7 +124,7 @@ class ChartTab(QWidget):
 
         self.renderer = ChartRenderer()
         self.renderer.point_activated.connect(self._point_activated)
-        self.loading = QLabel("Building the chart…")
+        self.loading = plain_label("Building the chart…")
         self.loading.setObjectName("hint")
         self.loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.error_page = self._error_page()
@@ -143,17 +144,17 @@ class ChartTab(QWidget):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addStretch(1)
-        self.error_title = QLabel("This view could not be drawn")
+        self.error_title = plain_label("This view could not be drawn")
         self.error_title.setObjectName("sectionTitle")
         self.error_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.error_title.setWordWrap(True)
-        self.error_label = QLabel()
+        self.error_label = plain_label()
         self.error_label.setObjectName("viewError")
         self.error_label.setWordWrap(True)
         self.error_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         error_palette(self.error_label)
-        self.advice_label = QLabel()
+        self.advice_label = plain_label()
         self.advice_label.setObjectName("viewAdvice")
         self.advice_label.setWordWrap(True)
         self.advice_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -303,7 +304,7 @@ class PluginViews(QObject):
             action = QAction(icon("chart"), contribution.title or contribution.name, menu)
             tip = contribution.description or f"The '{contribution.name}' view"
             action.setStatusTip(f"{tip} (plugin {contribution.plugin})")
-            action.setToolTip(tip)
+            action.setToolTip(plain_tip(tip))
             action.setData(contribution.name)
             action.setEnabled(enabled)
             action.triggered.connect(lambda _c=False, n=contribution.name: self.open(n))
@@ -502,12 +503,12 @@ class PluginViews(QObject):
             f"The benchmark or held-out set compared with {dataset}, imported into the same "
             "project."
         )
-        combo.setToolTip(help_text)
-        hint = QLabel(help_text)
+        combo.setToolTip(plain_tip(help_text))
+        hint = plain_label(help_text)
         hint.setObjectName("hint")
         hint.setWordWrap(True)
-        label = QLabel("Target dataset *:")
-        label.setToolTip(help_text)
+        label = plain_label("Target dataset *:")
+        label.setToolTip(plain_tip(help_text))
         label.setBuddy(combo)
         return combo, label, hint
 

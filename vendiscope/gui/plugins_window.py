@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHeaderView,
-    QLabel,
     QPlainTextEdit,
     QSplitter,
     QStyle,
@@ -36,6 +35,7 @@ from vendiscope.core.plugins.registry import (
     default_registry,
 )
 from vendiscope.gui.style import monospace_font
+from vendiscope.gui.text import plain_label, plain_tip
 
 DETAILS_ROLE = Qt.ItemDataRole.UserRole + 1
 STATE_WORDS = {
@@ -78,7 +78,7 @@ class PluginsWindow(QDialog):
         self.registry = registry or default_registry()
         self.setWindowTitle("Plugins")
         self.resize(980, 600)
-        intro = QLabel(
+        intro = plain_label(
             "Everything Vendiscope can import, export, compute and draw comes from plugins, "
             f"its own included (plugin API {API_VERSION}). A plugin that fails, when it loads "
             "or when it runs, is listed here and never stops Vendiscope."
@@ -124,7 +124,7 @@ class PluginsWindow(QDialog):
             font = top.font(0)
             font.setBold(True)
             top.setFont(0, font)
-            top.setToolTip(3, plugin.origin)
+            top.setToolTip(3, plain_tip(plugin.origin))
             top.setData(
                 0,
                 DETAILS_ROLE,
@@ -181,8 +181,8 @@ class PluginsWindow(QDialog):
         if status is not None and status.failures:
             note = failure_note(status.failures[-1])
         item = QTreeWidgetItem([c.label, c.kind, state, note])
-        item.setToolTip(0, f"{c.kind} '{c.name}' ({c.target})")
-        item.setToolTip(3, note)
+        item.setToolTip(0, plain_tip(f"{c.kind} '{c.name}' ({c.target})"))
+        item.setToolTip(3, plain_tip(note))
         if status is not None and not status.ok:
             item.setIcon(2, self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning))
         lines = [
@@ -203,8 +203,8 @@ class PluginsWindow(QDialog):
         note = failure_note(failure)
         item = QTreeWidgetItem([f"{kind} {name}: {failure_summary(failure)}", kind, "", note])
         item.setIcon(0, self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical))
-        item.setToolTip(0, note)
-        item.setToolTip(3, note)
+        item.setToolTip(0, plain_tip(note))
+        item.setToolTip(3, plain_tip(note))
         item.setData(0, DETAILS_ROLE, f"{note}\n\n{failure.details}" if failure.details else note)
         return item
 

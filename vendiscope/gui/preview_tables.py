@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from vendiscope.core.fields import ROLES, FieldMapping, MappingError, as_text
+from vendiscope.gui.text import plain_tip
 
 CELL_CHARS = 160
 Index = QModelIndex | QPersistentModelIndex
@@ -52,7 +53,7 @@ class RowsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             error = self.errors[index.row()]
             text = as_text(value) or ""
-            return f"{error}\n\n{text[:2000]}" if error else text[:2000]
+            return plain_tip(f"{error}\n\n{text[:2000]}" if error else text[:2000])
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:

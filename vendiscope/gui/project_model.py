@@ -13,6 +13,7 @@ from vendiscope.gui import store_guard
 from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.icons import icon
 from vendiscope.gui.project_nodes import Node, project_nodes
+from vendiscope.gui.text import plain_tip
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -70,7 +71,7 @@ class ProjectTreeModel(QStandardItemModel):
         if node.icon:
             name.setIcon(icon(node.icon))
         if node.tooltip:
-            name.setToolTip(node.tooltip)
+            name.setToolTip(plain_tip(node.tooltip))
         if node.kind == "dataset":
             font = name.font()
             font.setBold(True)
@@ -78,7 +79,7 @@ class ProjectTreeModel(QStandardItemModel):
         detail = QStandardItem(node.detail)
         detail.setEditable(False)
         detail.setData(node, NODE_ROLE)
-        detail.setToolTip(node.tooltip)
+        detail.setToolTip(plain_tip(node.tooltip))
         for child in node.children:
             name.appendRow(self._row(child, key))
         return [name, detail]

@@ -87,17 +87,25 @@ def vector_set_nodes(project: Project, info: DatasetInfo) -> list[Node]:
 
     children = []
     for vs in vectors.list_sets(project, info.name):
+        tooltip = vector_set_tooltip(vs)
         if vs.status == vectors.COMPLETE:
             state = f"{vs.n_rows:,} x {vs.dim}"
-        else:
-            state = f"incomplete: {vs.committed_rows:,} of {vs.n_rows:,} rows"
+        else:  # running, running on another host, or interrupted (with how to resume it)
+            found = vectors.set_state(project, vs)
+            command = (
+                vectors.resume_command(project.location, info.name, vs, info.field_mapping)
+                if found.resumable
+                else None
+            )
+            state = found.describe(command)
+            tooltip += f"\n{state}" + ("\n(right-click: Resume)" if found.resumable else "")
         children.append(
             Node(
                 "vector_set",
                 f"vs:{vs.name}",
                 vs.name,
                 state,
-                f"{vs.kind} vector set '{vs.name}'\nmodel: {vs.model}\n{state}, {vs.dtype}",
+                tooltip,
                 "vectors",
                 info.name,
                 vs,
@@ -107,12 +115,15 @@ def vector_set_nodes(project: Project, info: DatasetInfo) -> list[Node]:
 
 
 def run_nodes(project: Project, info: DatasetInfo) -> list[Node]:
+    from vendiscope.core.runs import interrupted_runs
+
+    gone = {run_id for run_id, _kind, _who in interrupted_runs(project)}
     children = [
         Node(
             "run",
             f"run:{run.id}",
             run_label(run),
-            run.status,
+            "interrupted" if run.id in gone else run.status,  # its process is gone
             run_tooltip(run),
             "run",
             info.name,
@@ -138,6 +149,35 @@ def subset_nodes(project: Project, info: DatasetInfo) -> list[Node]:
         for subset in project.subsets(info.name)
     ]
     return [_group("subsets", "Subsets", "subset", info.name, children)]
+
+
+VECTOR_KINDS = {
+    "embedding": "sentence embeddings",
+    "gradient": "gradient features",
+    "score": "per-record scores",
+    "cluster": "cluster labels",
+    "projection": "a 2-D map",
+}
+
+
+def vector_set_tooltip(vs: Any) -> str:
+    """A vector set's full name, kind, size and status (the tree may elide its name)."""
+    what = VECTOR_KINDS.get(vs.kind, vs.kind)
+    if vs.status == "complete":
+        status = "complete"
+    else:
+        status = f"{vs.status}: {vs.committed_rows:,} of {vs.n_rows:,} rows written"
+    lines = [
+        vs.name,
+        f"kind: {vs.kind} ({what})",
+        f"rows: {vs.n_rows:,} · dimensions: {vs.dim:,} · {vs.dtype}",
+        f"status: {status}",
+    ]
+    if vs.model:
+        lines.append(f"model: {vs.model}")
+    if vs.run_id is not None:
+        lines.append(f"written by run #{vs.run_id}")
+    return "\n".join(lines)
 
 
 def run_label(run: RunInfo) -> str:

@@ -7,14 +7,12 @@ in the middle and in full in their tooltips.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHeaderView,
-    QLabel,
     QMenu,
     QPushButton,
     QStackedLayout,
@@ -27,6 +25,7 @@ from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.icons import icon
 from vendiscope.gui.project_model import ProjectTreeModel
 from vendiscope.gui.project_nodes import Node
+from vendiscope.gui.text import markup, plain_label, plain_tip, rich_label
 
 NO_DATASETS = (
     "This project has no datasets yet. Import one (JSONL, JSON, CSV, Parquet, a Hugging "
@@ -77,7 +76,7 @@ class ProjectPanel(QWidget):
         self.model.about_to_rebuild.connect(self._remember)
         self.model.rebuilt.connect(self._restore)
         document.opened.connect(self._forget)
-        self.placeholder = QLabel("No project open.\n\nCreate or open one from the File menu.")
+        self.placeholder = plain_label("No project open.\n\nCreate or open one from the File menu.")
         self.placeholder.setObjectName("hint")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -97,8 +96,7 @@ class ProjectPanel(QWidget):
     def _empty_page(self) -> QWidget:
         page = QWidget()
         page.setObjectName("emptyProject")
-        self.empty_label = QLabel()
-        self.empty_label.setTextFormat(Qt.TextFormat.RichText)
+        self.empty_label = rich_label()  # our markup; the project's name is escaped
         self.empty_label.setObjectName("hint")
         self.empty_label.setWordWrap(True)
         self.empty_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -119,8 +117,8 @@ class ProjectPanel(QWidget):
             self.stack.setCurrentWidget(self.placeholder)
         elif self.document.failure is None and not self.document.datasets():
             project = Path(self.document.location or "PROJECT").name
-            self.empty_label.setText(NO_DATASETS.format(project=html.escape(project)))
-            self.empty_label.setToolTip(self.document.location or "")
+            self.empty_label.setText(NO_DATASETS.format(project=markup(project)))
+            self.empty_label.setToolTip(plain_tip(self.document.location))
             self.stack.setCurrentWidget(self.empty)
         else:
             self.stack.setCurrentWidget(self.tree)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from vendiscope.core.models import RecordRow
 from vendiscope.gui.style import monospace_font
+from vendiscope.gui.text import plain_label, plain_tip
 
 HASH_CHARS = 16
 """The content hash is shown shortened (in full in its tooltip)."""
@@ -38,7 +39,7 @@ def _section(title: str, box: QWidget) -> QWidget:
     holder = QWidget()
     layout = QVBoxLayout(holder)
     layout.setContentsMargins(0, 4, 0, 0)
-    label = QLabel(title)
+    label = plain_label(title)
     label.setObjectName("sectionTitle")
     label.setBuddy(box)
     layout.addWidget(label)
@@ -52,13 +53,13 @@ class RecordDetail(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.record: RecordRow | None = None
-        self.heading = QLabel()
+        self.heading = plain_label()
         self.heading.setObjectName("sectionTitle")
         self.facts = QFormLayout()
         self.facts.setContentsMargins(0, 0, 0, 0)
         self.fact_labels: dict[str, QLabel] = {}
         for key in ("source", "label", "id", "row", "hash"):
-            value = QLabel()
+            value = plain_label()
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setWordWrap(True)
             self.fact_labels[key] = value
@@ -86,7 +87,7 @@ class RecordDetail(QWidget):
         layout.addWidget(self.heading)
         layout.addLayout(self.facts)
         layout.addWidget(self.tabs, 1)
-        self.placeholder = QLabel("Select a record to read it in full.")
+        self.placeholder = plain_label("Select a record to read it in full.")
         self.placeholder.setObjectName("hint")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -116,7 +117,7 @@ class RecordDetail(QWidget):
             if key == "hash" and len(shown) > HASH_CHARS:  # a hex string cannot wrap
                 shown = shown[:HASH_CHARS] + "…"
             self.fact_labels[key].setText(shown)
-            self.fact_labels[key].setToolTip(value or "")
+            self.fact_labels[key].setToolTip(plain_tip(value))
         self.prompt.setPlainText(record.prompt or "")
         self.response.setPlainText(record.response or "")
         self.text.setPlainText(record.text or "")

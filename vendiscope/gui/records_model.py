@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from vendiscope.core.models import RecordRow
 from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.record_queries import ScoreColumn
+from vendiscope.gui.text import plain_tip
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,7 +114,9 @@ class RecordsTableModel(QAbstractTableModel):
                 return what
             return f"{what}\n({_middle(scored.removesuffix(')'), SCORE_HEADER_CHARS)})"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return BASE_TIPS[section] if section < base else self.scores[section - base].tooltip
+            if section < base:
+                return BASE_TIPS[section]
+            return plain_tip(self.scores[section - base].tooltip)  # names a vector set
         return None
 
     # ------------------------------------------------------------------ data
@@ -171,7 +174,7 @@ class RecordsTableModel(QAbstractTableModel):
             return f"{record.seq:,}" if role == Qt.ItemDataRole.DisplayRole else None
         text = (record.prompt or record.text, record.response, record.source)[column - 1]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (text or "")[:1500] or None
+            return plain_tip((text or "")[:1500]) or None
         return one_line(text)
 
     # ------------------------------------------------------------------ filter, sort, scores

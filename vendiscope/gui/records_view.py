@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QSplitter,
     QTableView,
@@ -27,6 +26,7 @@ from vendiscope.gui.record_link import RecordLink
 from vendiscope.gui.record_queries import dataset_sources, filter_positions, load_score_columns
 from vendiscope.gui.records_model import BASE_COLUMNS, RECORD_ROLE, RecordsTableModel
 from vendiscope.gui.tabs import register_view
+from vendiscope.gui.text import plain_label
 
 FILTER_DELAY_MS = 300
 ALL_SOURCES = "All sources"
@@ -64,7 +64,7 @@ class RecordsView(QWidget):
         self.source_combo.setToolTip("Show the records of one source only")
         self.source_combo.addItem(ALL_SOURCES, None)
         self.source_combo.currentIndexChanged.connect(self._schedule_filter)
-        self.count_label = QLabel()
+        self.count_label = plain_label()
         self.count_label.setObjectName("hint")
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 3)

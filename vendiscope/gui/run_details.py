@@ -7,7 +7,6 @@ import json
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QLabel,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
@@ -16,6 +15,7 @@ from PySide6.QtWidgets import (
 from vendiscope.core.models import RunInfo
 from vendiscope.gui.project_nodes import run_label
 from vendiscope.gui.style import monospace_font
+from vendiscope.gui.text import markup, rich_label
 
 
 def run_text(run: RunInfo) -> str:
@@ -50,7 +50,7 @@ class RunDetailsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Run {run_label(run)}")
         self.resize(640, 520)
-        heading = QLabel(f"<b>{run_label(run)}</b> — {run.status}")
+        heading = rich_label(f"<b>{markup(run_label(run))}</b> — {markup(run.status)}")
         text = QPlainTextEdit(run_text(run))
         text.setReadOnly(True)
         text.setFont(monospace_font())

@@ -38,6 +38,7 @@ from vendiscope.gui.icons import icon
 from vendiscope.gui.param_form import ParamForm
 from vendiscope.gui.selection_data import KIND_TITLES, WorkbenchState
 from vendiscope.gui.style import error_palette
+from vendiscope.gui.text import plain_label, plain_tip
 
 NO_QUALITY = "(none: every record weighs the same)"
 DEFAULT_METHOD = "greedy-vendi"
@@ -78,9 +79,9 @@ class SelectionForm(QWidget):
         self._build()
 
     def _build(self) -> None:
-        title = QLabel(f"Select from “{self.dataset}”")
+        title = plain_label(f"Select from “{self.dataset}”")
         title.setObjectName("pageTitle")
-        intro = QLabel(
+        intro = plain_label(
             "Choose the k most diverse records under a budget. Each method runs as a job and "
             "saves its subset; its curve shows the diversity of every prefix against random."
         )
@@ -92,7 +93,8 @@ class SelectionForm(QWidget):
         for contribution in self.registry.contributions("selector"):
             item = QListWidgetItem(contribution.title or contribution.name)
             item.setData(Qt.ItemDataRole.UserRole, contribution.name)
-            item.setToolTip(f"{contribution.name}: {contribution.description}".strip(": "))
+            tip = f"{contribution.name}: {contribution.description}".strip(": ")
+            item.setToolTip(plain_tip(tip))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             checked = contribution.name == DEFAULT_METHOD
             item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
@@ -105,7 +107,7 @@ class SelectionForm(QWidget):
         self.k.setRange(1, 1)
         self.k.setGroupSeparatorShown(True)
         self.k.setToolTip(f"The budget: how many records to choose. {BUDGET_RULE}.")
-        self.k_share = QLabel()
+        self.k_share = plain_label()
         self.k_share.setObjectName("hint")
         self.k.valueChanged.connect(self._show_share)
         budget_row = QHBoxLayout()
@@ -150,7 +152,7 @@ class SelectionForm(QWidget):
         self.param_tabs = QTabWidget()
         self.param_tabs.setObjectName("selectorParameters")
         self.param_tabs.setDocumentMode(True)
-        self.problem = QLabel()
+        self.problem = plain_label()
         self.problem.setWordWrap(True)
         error_palette(self.problem)
         self.problem.hide()
@@ -160,7 +162,7 @@ class SelectionForm(QWidget):
         self.run_button.setShortcut("Ctrl+Return")
         self.run_button.setToolTip("Start one selection job per ticked method (Ctrl+Enter)")
         self.run_button.clicked.connect(self.run_requested)
-        self.needs = QLabel()
+        self.needs = plain_label()
         self.needs.setObjectName("hint")
         self.needs.setWordWrap(True)
         self.needs_button = QPushButton(icon("embed"), "Compute embeddings…")
@@ -203,7 +205,7 @@ class SelectionForm(QWidget):
                 try:
                     specs = self.registry.describe("selector", name)
                 except VendiscopeError as exc:
-                    failed = QLabel(f"This selector cannot be used: {exc}")
+                    failed = plain_label(f"This selector cannot be used: {exc}")
                     failed.setWordWrap(True)
                     error_palette(failed)
                     self.param_tabs.addTab(failed, name)
@@ -338,7 +340,7 @@ class SelectionForm(QWidget):
 
 
 def _section(title: str) -> QLabel:
-    label = QLabel(title)
+    label = plain_label(title)
     label.setObjectName("sectionTitle")
     return label
 

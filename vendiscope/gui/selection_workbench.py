@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
-    QLabel,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -36,6 +35,7 @@ from vendiscope.gui.icons import icon
 from vendiscope.gui.selection_data import KIND_TITLES, SelectionRun, WorkbenchState, workbench_state
 from vendiscope.gui.selection_form import SelectionForm, refill
 from vendiscope.gui.tabs import register_view
+from vendiscope.gui.text import make_plain, plain_label, plain_tip
 
 TIMES = "\u00d7"  # the multiplication sign
 RUN_COLUMNS = ("#", "Method", "k", "Vendi", "Random", "Gain", "Selected on", "Objective", "Subset")
@@ -118,11 +118,11 @@ class SelectionWorkbench(QWidget):
         )
         self.curve_set.currentIndexChanged.connect(self._draw)
         head = QHBoxLayout()
-        heading = QLabel("Diversity vs budget")
+        heading = plain_label("Diversity vs budget")
         heading.setObjectName("sectionTitle")
         head.addWidget(heading)
         head.addStretch(1)
-        self.curve_label = QLabel("Curves on:")
+        self.curve_label = plain_label("Curves on:")
         head.addWidget(self.curve_label)
         head.addWidget(self.curve_set)
         self.curves = CurvesPlot()
@@ -166,7 +166,7 @@ class SelectionWorkbench(QWidget):
         table_box = QWidget()
         table_layout = QVBoxLayout(table_box)
         table_layout.setContentsMargins(0, 0, 0, 0)
-        runs_title = QLabel("Selection runs")
+        runs_title = plain_label("Selection runs")
         runs_title.setObjectName("sectionTitle")
         table_layout.addWidget(runs_title)
         table_layout.addWidget(self.runs_table, 1)
@@ -235,7 +235,7 @@ class SelectionWorkbench(QWidget):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, run.run_id)
                 if text:
-                    item.setToolTip(text)  # the whole text of an elided cell
+                    item.setToolTip(plain_tip(text))  # the whole text of an elided cell
                 if column in NUMBER_COLUMNS:
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -329,6 +329,7 @@ class SelectionWorkbench(QWidget):
         dialog.setObjectName("saveSubsetDialog")
         dialog.setWindowTitle("Save subset")
         dialog.setLabelText(f"Save subset '{run.subset}' (run #{run.run_id}) as:")
+        make_plain(dialog)  # the label quotes the subset's name
         dialog.setTextValue(f"{run.subset}-saved")
         dialog.setOkButtonText("Save")
         dialog.accepted.connect(lambda: self.copy_subset(run.subset, dialog.textValue().strip()))

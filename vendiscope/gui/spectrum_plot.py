@@ -10,11 +10,12 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QLabel, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedLayout, QVBoxLayout, QWidget
 
 from vendiscope.gui.dashboard_data import ScoreSummary
 from vendiscope.gui.legend import LegendEntry, SeriesLegend
 from vendiscope.gui.style import is_dark
+from vendiscope.gui.text import plain_label
 
 SPECTRUM_HELP = (
     "The largest eigenvalues of the similarity matrix, divided by n (they sum to 1), on a log "
@@ -60,7 +61,7 @@ class SpectrumPlot(QWidget):
         chart_layout.setSpacing(6)
         chart_layout.addWidget(self.plot, 1)
         chart_layout.addWidget(self.legend)
-        self.placeholder = QLabel(
+        self.placeholder = plain_label(
             "No spectrum yet. Score the dataset (G-Vendi or embedding-Vendi) to see how evenly "
             "its variety spreads over directions."
         )

@@ -9,7 +9,6 @@ from pathlib import Path
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from vendiscope.gui.icons import app_icon, icon
 from vendiscope.gui.style import monospace_font
+from vendiscope.gui.text import plain_label, plain_tip
 
 IMPORT_HINT = (
     "This project has no datasets yet. Import one: File > Import data… (Ctrl+I), drag a "
@@ -57,11 +57,11 @@ class StartPage(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        logo = QLabel()
+        logo = plain_label()
         logo.setPixmap(app_icon().pixmap(64, 64))
-        title = QLabel("Vendiscope")
+        title = plain_label("Vendiscope")
         title.setObjectName("pageTitle")
-        tagline = QLabel(
+        tagline = plain_label(
             "How diverse is your training data, really? Import a dataset and see its G-Vendi, "
             "its duplicates and its sources."
         )
@@ -84,12 +84,12 @@ class StartPage(QWidget):
         self.demo_button.clicked.connect(self.demo_requested)
         actions = QVBoxLayout()
         actions.setSpacing(10)
-        start = QLabel("Start")
+        start = plain_label("Start")
         start.setObjectName("sectionTitle")
         actions.addWidget(start)
         for button in (self.new_button, self.open_button, self.demo_button):
             actions.addWidget(button)
-        drop = QLabel(
+        drop = plain_label(
             "Tip: drop a data file on this window to import it into a new project, or on "
             "the command line: vendiscope import PROJECT FILE."
         )
@@ -98,14 +98,14 @@ class StartPage(QWidget):
         actions.addWidget(drop)
         actions.addStretch(1)
 
-        recent_title = QLabel("Recent projects")
+        recent_title = plain_label("Recent projects")
         recent_title.setObjectName("sectionTitle")
         self.recent = QListWidget()
         self.recent.setObjectName("recentProjects")
         self.recent.setAlternatingRowColors(True)
         self.recent.itemActivated.connect(self._recent_activated)
         recent_title.setBuddy(self.recent)
-        self.no_recent = QLabel("No recent projects yet.")
+        self.no_recent = plain_label("No recent projects yet.")
         self.no_recent.setObjectName("hint")
         recent = QVBoxLayout()
         recent.addWidget(recent_title)
@@ -138,7 +138,7 @@ class StartPage(QWidget):
             path = Path(location)
             item = QListWidgetItem(icon("dataset"), f"{path.name}\n{path.parent}")
             item.setData(Qt.ItemDataRole.UserRole, location)
-            item.setToolTip(location)
+            item.setToolTip(plain_tip(location))
             self.recent.addItem(item)
         self.recent.setVisible(bool(locations))
         self.no_recent.setVisible(not locations)
@@ -160,11 +160,11 @@ class NoViewsPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("noViewsPage")
-        self.hint = QLabel(OPEN_HINT)
+        self.hint = plain_label(OPEN_HINT)
         self.hint.setObjectName("hint")
         self.hint.setWordWrap(True)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.command = QLabel()
+        self.command = plain_label()
         self.command.setObjectName("importCommand")
         self.command.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.command.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 
 from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.icons import icon
+from vendiscope.gui.text import plain_tip
 
 ViewFactory = Callable[[ProjectDocument, str, Any], QWidget]
 
@@ -76,7 +77,7 @@ class ViewTabs(QTabWidget):
         widget.setProperty("dataset", dataset)
         index = self.addTab(widget, icon(icon_name) if icon_name else QIcon(), "")
         self.setTabText(index, f"{title}: {dataset}")
-        self.setTabToolTip(index, f"{title} of dataset '{dataset}'")
+        self.setTabToolTip(index, plain_tip(f"{title} of dataset '{dataset}'"))
         self.setCurrentIndex(index)
         return widget
 

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -33,6 +32,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from vendiscope.gui.text import plain_label, plain_tip
 
 PACKAGE = Path(__file__).resolve().parents[1]
 GUIDE_FOLDERS = (PACKAGE / "resources" / "guide", PACKAGE.parent / "docs")
@@ -221,7 +222,7 @@ class UserGuideDialog(QDialog):
         for title, path in guide_pages(self.folder):
             item = QListWidgetItem(title)
             item.setData(PATH_ROLE, str(path))
-            item.setToolTip(path.name)
+            item.setToolTip(plain_tip(path.name))
             self.pages.addItem(item)
         self.pages.setWordWrap(True)
         self.pages.setSpacing(2)
@@ -241,7 +242,7 @@ class UserGuideDialog(QDialog):
         self.find.setClearButtonEnabled(True)
         self.find.returnPressed.connect(self.find_next)
         self.find.textChanged.connect(lambda _text: self.find_next(from_start=True))
-        self.not_found = QLabel()
+        self.not_found = plain_label()
         self.not_found.setObjectName("hint")
         QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find.setFocus)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Back), self, self.go_back)
