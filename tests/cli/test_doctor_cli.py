@@ -74,3 +74,43 @@ def test_a_file_that_is_not_a_project(tmp_path: Path) -> None:
     result = doctor(other)
     assert result.exit_code == 1
     assert "not a database" in json.loads(result.output)["project"]["problems"][0]
+
+
+KILLED = """
+import sys, time
+from vendiscope.core.project import Project
+from vendiscope.core.runs import start_run
+
+with Project.open(sys.argv[1]) as project:
+    start_run(project, key="export:qa", kind="export", plugin="exporter:jsonl",
+              dataset_id=project.dataset("qa").id, params={})
+    print("running", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_runs_left_running_by_a_killed_process_are_marked_interrupted(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    location = imported_project(tmp_path)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED, str(location)], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "running"
+    with Project.open(location) as project:
+        assert [r.status for r in project.runs("qa")][-1] == "running"  # alive: left alone
+    from vendiscope.core.runs import interrupted_runs
+
+    with Project.open(location) as project:
+        assert interrupted_runs(project) == []
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+
+    found = json.loads(doctor(location).output)["project"]
+    assert len(found["interrupted_runs"]) == 1
+    assert "ended without closing it; marked interrupted" in found["interrupted_runs"][0]
+    with Project.open(location) as project:
+        assert [r.status for r in project.runs("qa")][-1] == "interrupted"
+    assert json.loads(doctor(location).output)["project"]["interrupted_runs"] == []

@@ -95,6 +95,7 @@ def project_report(location: str) -> dict[str, Any]:
     """
     from vendiscope.core.errors import ProjectError
     from vendiscope.core.project import Project
+    from vendiscope.core.runs import close_interrupted_runs
     from vendiscope.core.store.engine import is_url
     from vendiscope.core.store.health import check_project_file
 
@@ -113,6 +114,10 @@ def project_report(location: str) -> dict[str, Any]:
     try:
         with Project.open(location) as project:
             info["datasets"] = len(project.datasets())
+            info["interrupted_runs"] = [
+                f"run #{run_id} ({kind}): {who} ended without closing it; marked interrupted"
+                for run_id, kind, who in close_interrupted_runs(project)
+            ]
     except ProjectError as exc:
         info.update(ok=False, problems=[*info.get("problems", []), str(exc)])
         return info

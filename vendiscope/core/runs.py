@@ -23,8 +23,18 @@ def start_run(
     params: dict[str, Any],
     seed: int | None = None,
     packages: tuple[str, ...] = ("torch", "transformers", "sentence-transformers", "faiss-cpu"),
+    owner: dict[str, Any] | None = None,
 ) -> int:
-    """Insert a run in state ``running`` and return its id."""
+    """Insert a run in state ``running`` and return its id.
+
+    ``owner`` (default: this process, :func:`vendiscope.core.jobs.this_process`) records the
+    process that runs it, so a reader can tell a run still in progress from one whose
+    process was killed (:func:`interrupted_runs`).
+    """
+    if owner is None:
+        from vendiscope.core.jobs import this_process
+
+        owner = this_process()
     with project.session() as session, session.begin():
         run = Run(
             key=key,
@@ -36,6 +46,7 @@ def start_run(
             seed=seed,
             status="running",
             started_at=datetime.now(timezone.utc),
+            owner=owner,
         )
         session.add(run)
         session.flush()
@@ -75,3 +86,42 @@ def fail_run(
         error=repr(error),
         seconds=time.perf_counter() - started,
     )
+
+
+def interrupted_runs(project: Project) -> list[tuple[int, str, str]]:
+    """Runs left ``running`` by a process that is gone: ``(id, kind, who)`` each.
+
+    A run whose process cannot be checked (another host) is not listed; one recorded before
+    processes were (no owner) is, since no live job of this version can own it.
+    """
+    from sqlalchemy import select
+
+    from vendiscope.core.jobs import process_state
+
+    with project.session() as session:
+        rows = session.execute(
+            select(Run.id, Run.kind, Run.owner).where(Run.status == "running")
+        ).all()
+    found = []
+    for run_id, kind, owner in rows:
+        if process_state(owner).alive is False:
+            who = f"pid {owner['pid']} on {owner.get('host')}" if owner else "an unknown process"
+            found.append((run_id, kind, who))
+    return found
+
+
+def close_interrupted_runs(project: Project) -> list[tuple[int, str, str]]:
+    """Mark :func:`interrupted_runs` ``interrupted``: their process ended without closing them."""
+    found = interrupted_runs(project)
+    for run_id, _kind, who in found:
+        with project.session() as session, session.begin():
+            session.execute(
+                update(Run)
+                .where(Run.id == run_id, Run.status == "running")
+                .values(
+                    status="interrupted",
+                    error=f"interrupted: {who} ended without closing the run",
+                    finished_at=datetime.now(timezone.utc),
+                )
+            )
+    return found
