@@ -12,10 +12,10 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedLayout, QWidget
 
 from vendiscope.gui import palettes
-from vendiscope.gui.legend import LegendEntry, SeriesLegend
+from vendiscope.gui.legend import LegendEntry, SeriesLegend, with_legend_below
 from vendiscope.gui.map_canvas import style_axes
 from vendiscope.gui.selection_data import KIND_TITLES, SelectionRun
 from vendiscope.gui.text import plain_label
@@ -46,13 +46,8 @@ class CurvesPlot(QWidget):
         style_axes(self.plot.getPlotItem(), palette)
         text = palette.color(QPalette.ColorRole.Text).name()
         self.plot.setLabel("bottom", "budget b (records selected)", color=text)
-        self.legend = SeriesLegend()  # below the chart, never over the curves
-        self.chart = QWidget()
-        chart_layout = QVBoxLayout(self.chart)
-        chart_layout.setContentsMargins(0, 0, 0, 0)
-        chart_layout.setSpacing(6)
-        chart_layout.addWidget(self.plot, 1)
-        chart_layout.addWidget(self.legend)
+        self.legend = SeriesLegend()
+        self.chart = with_legend_below(self.plot, self.legend)
         self.placeholder = plain_label(
             "No selection yet. Choose a method and a budget on the left and run it: its "
             "diversity-vs-budget curve appears here next to a random selection's."

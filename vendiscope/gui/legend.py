@@ -283,6 +283,19 @@ class FlowLayout(QLayout):
         return y + line_height - rect.y()
 
 
+def with_legend_below(plot: QWidget, legend: QWidget) -> QWidget:
+    """``plot`` over ``legend`` in one widget: the legend never covers what it explains."""
+    from PySide6.QtWidgets import QVBoxLayout
+
+    holder = QWidget()
+    layout = QVBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(6)
+    layout.addWidget(plot, 1)
+    layout.addWidget(legend)
+    return holder
+
+
 class SeriesLegend(QWidget):
     """The legend of a line or bar chart, placed beside the plot (below it, as a rule)."""
 

@@ -10,10 +10,10 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedLayout, QWidget
 
 from vendiscope.gui.dashboard_data import ScoreSummary
-from vendiscope.gui.legend import LegendEntry, SeriesLegend
+from vendiscope.gui.legend import LegendEntry, SeriesLegend, with_legend_below
 from vendiscope.gui.style import is_dark
 from vendiscope.gui.text import plain_label
 
@@ -54,13 +54,8 @@ class SpectrumPlot(QWidget):
         _sparse_log_labels(self.plot.getAxis("left"))
         self.plot.setLabel("bottom", "eigenvalue rank", color=text.name())
         self.plot.setLabel("left", "share of the spectrum", color=text.name())
-        self.legend = SeriesLegend()  # below the plot: never over the curves, never clipped
-        self.chart = QWidget()
-        chart_layout = QVBoxLayout(self.chart)
-        chart_layout.setContentsMargins(0, 0, 0, 0)
-        chart_layout.setSpacing(6)
-        chart_layout.addWidget(self.plot, 1)
-        chart_layout.addWidget(self.legend)
+        self.legend = SeriesLegend()
+        self.chart = with_legend_below(self.plot, self.legend)
         self.placeholder = plain_label(
             "No spectrum yet. Score the dataset (G-Vendi or embedding-Vendi) to see how evenly "
             "its variety spreads over directions."

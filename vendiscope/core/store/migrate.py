@@ -14,6 +14,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
 from vendiscope.core.errors import ProjectError
+from vendiscope.core.store.files import copy_project
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
@@ -50,16 +51,7 @@ def backup_sqlite(path: Path, revision: str) -> Path:
     while backup.exists():
         backup = path.with_name(f"{path.name}.schema-{revision}.bak{counter}")
         counter += 1
-    source = sqlite3.connect(path)
-    try:
-        target = sqlite3.connect(backup)
-        try:
-            source.backup(target)
-        finally:
-            target.close()
-    finally:
-        source.close()
-    return backup
+    return copy_project(path, backup)
 
 
 # Key of the PostgreSQL advisory lock held while a catalog's schema is checked or migrated.
