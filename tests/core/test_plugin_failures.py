@@ -226,3 +226,14 @@ def test_a_selection_is_checked(registry: PluginRegistry) -> None:
 
     with pytest.raises(PluginRuntimeError, match="returned the same index more than once"):
         registry.check_result("selector", "no-progress", Selection(np.array([1, 1])), rows=5, k=2)
+
+
+def test_nan_scores_and_gains_from_a_plugin_are_malformed(registry: PluginRegistry) -> None:
+    from vendiscope.api import MetricResult, Selection
+
+    scores = MetricResult(3.0, per_record=np.array([0.5, np.nan, 1.0]))
+    with pytest.raises(PluginRuntimeError, match=r"NaN or infinite per-record scores .*record 1"):
+        registry.check_result("metric", "good", scores, rows=3)
+    picks = Selection(np.array([0, 2]), gains=np.array([1.0, np.nan]))
+    with pytest.raises(PluginRuntimeError, match=r"NaN or infinite gain \(pick 1\)"):
+        registry.check_result("selector", "no-progress", picks, rows=5, k=2)

@@ -128,3 +128,27 @@ def test_no_folder_no_file_plugins(tmp_path: Path) -> None:
     registry = PluginRegistry.discover(plugin_dir=tmp_path / "missing")
     assert registry.file_plugins == [] and registry.failures == []
     assert PluginRegistry.discover(plugin_dir=None).file_plugins == []
+
+
+def test_a_folder_or_file_others_can_write_is_not_loaded(plugin_folder: Path) -> None:
+    import os
+
+    write(plugin_folder, "norms.py", NORMS)
+    write(plugin_folder, "_shared.py", SHARED)
+    plugin_folder.chmod(0o777)
+    registry = PluginRegistry.discover(plugin_dir=plugin_folder)
+    assert registry.file_plugins == []
+    (failure,) = registry.failures
+    assert "writable by every user" in failure.message and "chmod o-w" in failure.message
+
+    plugin_folder.chmod(0o755)
+    other = write(plugin_folder, "other.py", NORMS.replace('"norms"', '"other"'))
+    other.chmod(0o666)
+    registry = PluginRegistry.discover(plugin_dir=plugin_folder)
+    assert [p.name for p in registry.file_plugins] == ["norms"]
+    assert [f.plugin for f in registry.failures] == ["file other.py"]
+    if os.geteuid() == 0:  # only root can give a file away
+        other.chmod(0o644)
+        os.chown(other, 65534, 65534)
+        registry = PluginRegistry.discover(plugin_dir=plugin_folder)
+        assert "belongs to another user" in registry.failures[0].message

@@ -331,3 +331,16 @@ def test_knn_uniqueness() -> None:
     assert R.knn_uniqueness(x[:3], k=50).shape == (3,)
     with pytest.raises(ValueError, match="k must be"):
         R.knn_uniqueness(x, k=0)
+
+
+def test_a_huge_order_tends_to_the_infinite_order_without_overflow() -> None:
+    import warnings
+
+    lam = np.array([0.5, 0.3, 0.2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or underflow warning
+        huge = V.vendi_from_eigenvalues(lam, 1e308)
+        large = V.vendi_from_eigenvalues(lam, 1e6)
+    assert huge == pytest.approx(V.vendi_from_eigenvalues(lam, float("inf")), rel=1e-12)
+    assert large == pytest.approx(2.0, rel=1e-5)
+    assert V.vendi_from_eigenvalues(lam, 2) == pytest.approx(1 / np.sum(lam**2), rel=1e-12)

@@ -99,14 +99,14 @@ def score_dataset(
     cancel = cancel or CancelToken()
     params = dict(params or {})
     plugin = "vendi" if metric in KIND_FOR_METRIC else metric
+    registry = registry or default_registry()
+    instance = registry.create("metric", plugin, **params)  # an unknown metric is said first
     if vector_set is not None:
         target = vectors.get_set(project, dataset, vector_set)
     elif metric in KIND_FOR_METRIC:
         target = default_vector_set(project, dataset, KIND_FOR_METRIC[metric])
     else:
         raise ProjectError(f"metric '{metric}' needs a vector set (--vectors NAME)")
-    registry = registry or default_registry()
-    instance = registry.create("metric", plugin, **params)
     weights = quality_weights(project, dataset, quality) if quality is not None else None
     run_params = {
         "metric": metric,

@@ -234,7 +234,12 @@ def _hill(lam: np.ndarray, q: float) -> float:
         return float(np.exp(-np.dot(lam, np.log(lam))))
     if math.isinf(q):
         return float(1.0 / lam.max())
-    return float(np.exp(np.log(np.sum(lam**q)) / (1.0 - q)))
+    # sum(lam**q) = top**q * sum((lam/top)**q): no overflow or underflow to 0 for any q
+    # (a huge q tends to the q = inf value 1/top, as it should).
+    top = float(lam.max())
+    with np.errstate(under="ignore"):
+        rest = float(np.sum((lam / top) ** q))  # between 1 and len(lam)
+    return float(np.exp(q / (1.0 - q) * math.log(top) + math.log(rest) / (1.0 - q)))
 
 
 def vendi_from_eigenvalues(eigenvalues: np.ndarray, q: float | str = 1.0) -> float:

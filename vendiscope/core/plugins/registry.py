@@ -174,8 +174,16 @@ class PluginRegistry:
         files = userdir.plugin_files(folder)
         if not files:
             return
+        refused = userdir.unsafe(folder)
+        if refused is not None:
+            self._fail("plugin folder", f"plugin files not loaded: {refused}")
+            return
         userdir.mount(folder)
         for path in files:
+            refused = userdir.unsafe(path)
+            if refused is not None:
+                self._fail(f"file {path.name}", f"plugin file not loaded: {refused}")
+                continue
             try:
                 manifest = userdir.load_manifest(path)
             except Exception as exc:

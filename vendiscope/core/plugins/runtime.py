@@ -48,6 +48,12 @@ def _metric(result: Any, *, rows: int | None, **_: Any) -> str | None:
             return f"returned per-record scores of shape {scores.shape}; expected ({rows},)"
         if not np.issubdtype(scores.dtype, np.number):
             return f"returned per-record scores of dtype {scores.dtype}, not numbers"
+        finite = np.isfinite(scores)
+        if not finite.all():
+            return (
+                f"returned NaN or infinite per-record scores "
+                f"(first for record {int(np.argmin(finite))})"
+            )
     if not isinstance(result.details, dict):
         return f"returned details of type {type(result.details).__name__}, not a dict"
     return None
@@ -88,8 +94,14 @@ def _selection(result: Any, *, rows: int | None, k: int | None, **_: Any) -> str
         return f"returned an index outside 0..{(rows or 0) - 1}"
     if np.unique(indices).size != indices.size:
         return "returned the same index more than once"
-    if result.gains is not None and np.asarray(result.gains).shape != indices.shape:
-        return f"returned {np.asarray(result.gains).shape[0]} gains for {indices.size} indices"
+    if result.gains is not None:
+        gains = np.asarray(result.gains, dtype=float)
+        if gains.shape != indices.shape:
+            count = gains.shape[0] if gains.ndim else 1
+            return f"returned {count} gains for {indices.size} indices"
+        finite = np.isfinite(gains)
+        if not finite.all():
+            return f"returned a NaN or infinite gain (pick {int(np.argmin(finite))})"
     return None
 
 

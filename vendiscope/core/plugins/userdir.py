@@ -56,6 +56,31 @@ def plugin_files(folder: Path) -> list[Path]:
     )
 
 
+def unsafe(path: Path) -> str | None:
+    """Why ``path`` must not be loaded, as ssh refuses keys others can change; else None.
+
+    Code in the plugin folder runs with the user's rights, so the folder and each file must
+    be writable by no one else: not world-writable, and owned by the user (or root).
+    """
+    if os.name != "posix":
+        return None
+    try:
+        found = path.stat()
+    except OSError as exc:
+        return f"{path}: cannot be checked ({exc.strerror})"
+    if found.st_mode & 0o002:
+        return (
+            f"{path} is writable by every user, so anyone could put code there that "
+            f"Vendiscope would run as you; fix it with `chmod o-w {path}`"
+        )
+    if found.st_uid not in (os.getuid(), 0):
+        return (
+            f"{path} belongs to another user (uid {found.st_uid}), who could change the code "
+            "Vendiscope would run as you; keep plugins in a folder of your own"
+        )
+    return None
+
+
 def module_name(path: Path) -> str:
     """The private module name a plugin file is imported under."""
     return f"{PACKAGE}.{path.stem}"
@@ -97,4 +122,12 @@ def load_manifest(path: Path) -> object:
         ) from None
 
 
-__all__ = ["ENV_VAR", "PACKAGE", "load_manifest", "module_name", "plugin_files", "user_plugin_dir"]
+__all__ = [
+    "ENV_VAR",
+    "PACKAGE",
+    "load_manifest",
+    "module_name",
+    "plugin_files",
+    "unsafe",
+    "user_plugin_dir",
+]
