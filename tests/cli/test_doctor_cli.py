@@ -110,6 +110,7 @@ def test_runs_left_running_by_a_killed_process_are_marked_interrupted(tmp_path: 
 
     found = json.loads(doctor(location).output)["project"]
     assert len(found["interrupted_runs"]) == 1
+    assert "(export, exporter:jsonl): pid" in found["interrupted_runs"][0]
     assert "ended without closing it; marked interrupted" in found["interrupted_runs"][0]
     with Project.open(location) as project:
         assert [r.status for r in project.runs("qa")][-1] == "interrupted"

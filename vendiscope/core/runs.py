@@ -89,7 +89,10 @@ def fail_run(
 
 
 def interrupted_runs(project: Project) -> list[tuple[int, str, str]]:
-    """Runs left ``running`` by a process that is gone: ``(id, kind, who)`` each.
+    """Runs left ``running`` by a process that is gone: ``(id, what, who)`` each.
+
+    ``what`` names the run's kind and the contribution it ran (``metric, metric:vendi``), so
+    a plugin that ended its process in the middle of a job is named afterwards.
 
     A run whose process cannot be checked (another host) is not listed; one recorded before
     processes were (no owner) is, since no live job of this version can own it.
@@ -100,13 +103,13 @@ def interrupted_runs(project: Project) -> list[tuple[int, str, str]]:
 
     with project.session() as session:
         rows = session.execute(
-            select(Run.id, Run.kind, Run.owner).where(Run.status == "running")
+            select(Run.id, Run.kind, Run.plugin, Run.owner).where(Run.status == "running")
         ).all()
     found = []
-    for run_id, kind, owner in rows:
+    for run_id, kind, plugin, owner in rows:
         if process_state(owner).alive is False:
             who = f"pid {owner['pid']} on {owner.get('host')}" if owner else "an unknown process"
-            found.append((run_id, kind, who))
+            found.append((run_id, f"{kind}, {plugin}", who))
     return found
 
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from vendiscope.core.errors import PluginError, PluginRuntimeError, VendiscopeError
 from vendiscope.core.jobs import Cancelled
-from vendiscope.core.plugins import interfaces, userdir
+from vendiscope.core.plugins import interfaces, probe, userdir
 from vendiscope.core.plugins.manifest import (
     API_VERSION,
     ENTRY_POINT_GROUP,
@@ -159,6 +159,13 @@ class PluginRegistry:
         ordered = sorted(points, key=lambda ep: (not ep.value.startswith("vendiscope."), ep.name))
         for point in ordered:
             origin = f"entry point '{point.name}' ({point.value})"
+            if not point.value.startswith("vendiscope."):  # third-party code: probe it first
+                dist = getattr(point, "dist", None)
+                version = getattr(dist, "version", "") or ""
+                refused = probe.probe_entry_point(point.name, point.value, point.group, version)
+                if refused is not None:
+                    self._fail(point.name, f"plugin {origin} {refused}; not loaded")
+                    continue
             try:
                 manifest = point.load()
             except Exception as exc:
@@ -183,6 +190,10 @@ class PluginRegistry:
             refused = userdir.unsafe(path)
             if refused is not None:
                 self._fail(f"file {path.name}", f"plugin file not loaded: {refused}")
+                continue
+            refused = probe.probe_file(folder, path)
+            if refused is not None:
+                self._fail(f"file {path.name}", f"plugin file {path} {refused}; not loaded")
                 continue
             try:
                 manifest = userdir.load_manifest(path)

@@ -1,0 +1,86 @@
+"""Third-party plugin code is imported in a child first: one that ends or hangs its process
+at import is reported by name, and every command still works."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.core.test_plugin_files import NORMS, SHARED, write
+from vendiscope.core.plugins import PluginRegistry, probe
+from vendiscope.core.plugins.userdir import PACKAGE
+
+
+@pytest.fixture
+def plugin_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    yield folder
+    for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+        del sys.modules[name]
+
+
+@pytest.fixture(autouse=True)
+def probe_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "probes.json"
+    monkeypatch.setenv(probe.CACHE_ENV, str(cache))
+    return cache
+
+
+def test_a_file_that_exits_at_import_is_reported_and_the_rest_loads(plugin_folder: Path) -> None:
+    write(plugin_folder, "norms.py", NORMS)
+    write(plugin_folder, "_shared.py", SHARED)
+    write(plugin_folder, "quits.py", "import os\nos._exit(3)\n")
+    registry = PluginRegistry.discover(plugin_dir=plugin_folder)
+    assert [p.name for p in registry.file_plugins] == ["norms"]
+    (failure,) = registry.failures
+    assert failure.plugin == "file quits.py"
+    assert "ended the process while being imported (exit code 3); not loaded" in failure.message
+
+
+def test_a_crash_or_an_ordinary_error_at_import(plugin_folder: Path) -> None:
+    write(plugin_folder, "crashes.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    write(plugin_folder, "raises.py", "raise RuntimeError('broken on purpose')\n")
+    registry = PluginRegistry.discover(plugin_dir=plugin_folder)
+    messages = {f.plugin: f.message for f in registry.failures}
+    assert "crashed the process while being imported (signal 9)" in messages["file crashes.py"]
+    assert "broken on purpose" in messages["file raises.py"]  # imported here, with its traceback
+
+
+def test_clean_verdicts_are_remembered_by_content(plugin_folder: Path, probe_cache: Path) -> None:
+    write(plugin_folder, "norms.py", NORMS)
+    write(plugin_folder, "_shared.py", SHARED)
+    PluginRegistry.discover(plugin_dir=plugin_folder)
+    remembered = probe_cache.read_text()
+    assert remembered.count("file:") == 1
+    PluginRegistry.discover(plugin_dir=plugin_folder)
+    assert probe_cache.read_text() == remembered  # no new probe
+    write(plugin_folder, "norms.py", NORMS.replace("order: int = 2", "order: int = 3"))
+    PluginRegistry.discover(plugin_dir=plugin_folder)
+    assert probe_cache.read_text().count("file:") == 2  # the edited file was probed again
+
+
+def test_doctor_and_plugins_still_answer(plugin_folder: Path, tmp_path: Path) -> None:
+    write(plugin_folder, "quits.py", "import os\nos._exit(3)\n")
+    env = {"VENDISCOPE_PLUGIN_DIR": str(plugin_folder), probe.CACHE_ENV: ""}
+    script = textwrap.dedent(
+        """
+        import sys
+        from vendiscope.cli import main
+        sys.argv = ["vendiscope", *sys.argv[1:]]
+        main()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "plugins"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "quits.py" in done.stdout + done.stderr
