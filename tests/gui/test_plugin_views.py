@@ -151,6 +151,9 @@ def test_a_broken_view_shows_a_readable_error_not_a_crash(
     misshapen = show(qtbot, window, "misshapen")
     assert "chart schema" in misshapen.error_label.text()
     assert "chart.kind" in misshapen.error_label.text()
+    assert any(  # recorded, so the Plugins window lists it as failed when run
+        f.contribution == "misshapen" and f.stage == "run" for f in registry.failures
+    )
 
     missing = show(qtbot, window, "missing")
     assert "failed to load" in missing.error_label.text()

@@ -387,8 +387,11 @@ def build_view(
     target: str | None = None,
     registry: Any = None,
 ) -> dict[str, Any]:
-    """A view plugin's chart description for ``dataset``, checked against the chart schema."""
-    from vendiscope.core.charts import validate_chart
+    """A view plugin's chart description for ``dataset``, checked against the chart schema.
+
+    A chart that does not fit is a malformed result: raised as a PluginRuntimeError and
+    recorded, so the Plugins window lists the view as failed when run.
+    """
     from vendiscope.core.plugins.registry import default_registry
     from vendiscope.core.viewdata import ViewData
 
@@ -398,18 +401,7 @@ def build_view(
         plugin = registry.create("view", view, **(params or {}))
         with registry.running("view", view, "build"):
             chart = plugin.build(data)
-    try:
-        validate_chart(chart)
-    except ValueError as exc:
-        from vendiscope.core.errors import PluginRuntimeError
-
-        contribution = registry.get("view", view)
-        raise PluginRuntimeError(
-            f"view '{view}' (plugin '{contribution.plugin}') returned a chart that does not fit "
-            f"the chart schema: {exc}",
-            kind="view", name=view, plugin=contribution.plugin,
-        ) from exc  # fmt: skip
-    return chart
+    return registry.check_result("view", view, chart)
 
 
 def _vector_message(result: Any, dataset: str) -> TaskResult:

@@ -111,7 +111,7 @@ def _chart(result: Any, **_: Any) -> str | None:
     try:
         validate_chart(result)
     except ValueError as exc:
-        return f"returned an invalid chart description: {exc}"
+        return f"returned a chart that does not fit the chart schema: {exc}"
     return None
 
 
