@@ -76,3 +76,16 @@ def test_the_central_page_of_an_empty_project_says_how_to_import(qtbot) -> None:
     page.update_for("/data/audit.vscope", 2)  # datasets: how to open their views instead
     assert page.hint.text().startswith("Double-click a dataset")
     assert not page.import_button.isVisible() and not page.command.isVisible()
+
+
+def test_the_window_shows_that_page_for_an_empty_project(qtbot, window, tmp_path) -> None:
+    from vendiscope.core.project import Project
+
+    location = tmp_path / "audit.vscope"
+    Project.create(location).close()
+    assert window.files.open_location(str(location))
+    qtbot.waitUntil(lambda: window.central.currentWidget() is window.empty_tabs)
+    page = window.empty_tabs
+    assert "no datasets yet" in page.hint.text()
+    assert page.command.text() == "vendiscope import audit.vscope FILE"
+    assert not page.import_button.isHidden()
