@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 
@@ -41,15 +40,6 @@ def write(folder: Path, name: str, source: str) -> Path:
     path = folder / name
     path.write_text(textwrap.dedent(source), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def plugin_folder(tmp_path: Path) -> Path:
-    folder = tmp_path / "plugins"
-    folder.mkdir()
-    yield folder
-    for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-        del sys.modules[name]
 
 
 def test_a_plugin_file_is_discovered_and_used(plugin_folder: Path) -> None:

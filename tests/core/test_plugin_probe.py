@@ -13,16 +13,6 @@ import pytest
 
 from tests.core.test_plugin_files import NORMS, SHARED, write
 from vendiscope.core.plugins import PluginRegistry, probe
-from vendiscope.core.plugins.userdir import PACKAGE
-
-
-@pytest.fixture
-def plugin_folder(tmp_path: Path) -> Path:
-    folder = tmp_path / "plugins"
-    folder.mkdir()
-    yield folder
-    for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-        del sys.modules[name]
 
 
 @pytest.fixture(autouse=True)

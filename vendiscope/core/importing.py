@@ -33,7 +33,6 @@ from vendiscope.core.sources import (
     choose_importer,
     default_name,
     preview,
-    refuse_project_input,
     resolve_mapping,
 )
 from vendiscope.core.store import bulk
@@ -94,7 +93,6 @@ def import_dataset(
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
     registry = registry or default_registry()
-    refuse_project_input(path, project.location)
     importer_name, importer = choose_importer(path, format, importer_params, registry)
     name = check_name(name, "dataset") if name is not None else default_name(path)
     if any(d.name == name for d in project.datasets()):

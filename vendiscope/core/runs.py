@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from datetime import datetime, timezone
 from typing import Any
 
@@ -88,23 +89,27 @@ def fail_run(
     )
 
 
-def interrupted_runs(project: Project) -> list[tuple[int, str, str]]:
+def interrupted_runs(
+    project: Project, run_ids: Collection[int] | None = None
+) -> list[tuple[int, str, str]]:
     """Runs left ``running`` by a process that is gone: ``(id, what, who)`` each.
 
     ``what`` names the run's kind and the contribution it ran (``metric, metric:vendi``), so
     a plugin that ended its process in the middle of a job is named afterwards.
 
     A run whose process cannot be checked (another host) is not listed; one recorded before
-    processes were (no owner) is, since no live job of this version can own it.
+    processes were (no owner) is, since no live job of this version can own it. ``run_ids``
+    limits the answer to those runs.
     """
     from sqlalchemy import select
 
     from vendiscope.core.jobs import process_state
 
     with project.session() as session:
-        rows = session.execute(
-            select(Run.id, Run.kind, Run.plugin, Run.owner).where(Run.status == "running")
-        ).all()
+        query = select(Run.id, Run.kind, Run.plugin, Run.owner).where(Run.status == "running")
+        if run_ids is not None:
+            query = query.where(Run.id.in_(list(run_ids)))
+        rows = session.execute(query).all()
     found = []
     for run_id, kind, plugin, owner in rows:
         if process_state(owner).alive is False:
@@ -113,9 +118,11 @@ def interrupted_runs(project: Project) -> list[tuple[int, str, str]]:
     return found
 
 
-def close_interrupted_runs(project: Project) -> list[tuple[int, str, str]]:
+def close_interrupted_runs(
+    project: Project, run_ids: Collection[int] | None = None
+) -> list[tuple[int, str, str]]:
     """Mark :func:`interrupted_runs` ``interrupted``: their process ended without closing them."""
-    found = interrupted_runs(project)
+    found = interrupted_runs(project, run_ids)
     for run_id, _kind, who in found:
         with project.session() as session, session.begin():
             session.execute(

@@ -30,11 +30,15 @@ class Preview:
     bad_rows: list[BadRow]
 
 
-def refuse_project_input(path: Path, project: str | Path | None = None) -> None:
-    """Never read a project's own files as data: not even to look (see core/store/files.py)."""
-    from vendiscope.core.store.files import belongs_to, looks_like_project_file
+def refuse_project_input(path: Path) -> None:
+    """Never read a project's own files as data, not even to look (see core/store/files.py).
 
-    owner = belongs_to(path, [project] if project is not None else [])
+    Refused: anything named like a project, and any file of a project this process has open
+    (whatever its name, through links too) — the import's own project, the app's.
+    """
+    from vendiscope.core.store.files import belongs_to, looks_like_project_file, open_projects
+
+    owner = belongs_to(path, open_projects())
     if owner is not None or (path.is_file() and looks_like_project_file(path)):
         raise InputError(
             "is a Vendiscope project file (or one of its SQLite files), not data to import; "

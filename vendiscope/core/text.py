@@ -36,12 +36,18 @@ def has_control_characters(text: str) -> bool:
 
 
 def printable_tree(value: Any) -> Any:
-    """:func:`printable` applied to every string inside dicts, lists and tuples."""
+    """:func:`printable` applied to every string inside dicts, lists and tuples.
+
+    A list whose first item is a number is taken for a column of numbers (as every array
+    of a validated chart is) and returned as it is, so a million-point map costs nothing.
+    """
     if isinstance(value, str):
         return printable(value)
     if isinstance(value, dict):
         return {printable_tree(k): printable_tree(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
+        if value and isinstance(value[0], int | float) and not isinstance(value[0], bool):
+            return value  # a column of numbers (a chart's x, y): nothing to show differently
         return type(value)(printable_tree(v) for v in value)
     return value
 

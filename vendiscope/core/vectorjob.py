@@ -27,7 +27,7 @@ from vendiscope.core.engines import ChunkWorker, EngineSession, LocalEngine
 from vendiscope.core.jobs import CancelToken, NullProgress, Progress, this_process
 from vendiscope.core.models import RecordRow
 from vendiscope.core.project import Project
-from vendiscope.core.runs import fail_run, finish_run, start_run
+from vendiscope.core.runs import close_interrupted_runs, fail_run, finish_run, start_run
 from vendiscope.core.store import vectors
 from vendiscope.core.store.vectors import VectorSetInfo
 
@@ -168,7 +168,8 @@ def run_vector_job(
         return VectorJobResult(existing, existing.n_rows, {}, 0.0, already_complete=True)
 
     if existing is not None:
-        vectors.close_dead_runs(project, existing)  # killed earlier: say so in their runs
+        earlier = [run_id for run_id, _status, _owner in vectors.writer_runs(project, existing)]
+        close_interrupted_runs(project, earlier)  # killed earlier: say so in their runs
     run_id = start_run(
         project,
         key=f"{job.kind}:{job.dataset}:{job.name}",

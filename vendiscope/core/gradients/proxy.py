@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.bundled_models import PROXY_LM_PACKAGE, proxy_lm_gguf
 from vendiscope.core.errors import PluginError
+from vendiscope.core.model_loading import quiet_loading
 
 if TYPE_CHECKING:
     import torch
@@ -113,7 +114,7 @@ def _load_folder(folder: Path | str, label: str, dtype: torch.dtype) -> tuple[An
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder)
-        with _quiet_loading():  # its "Loading weights" bar would litter a job's log
+        with quiet_loading():  # its "Loading weights" bar would litter a job's log
             lm = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -121,20 +122,6 @@ def _load_folder(folder: Path | str, label: str, dtype: torch.dtype) -> tuple[An
             f"proxy model '{label}' could not be loaded as a causal language model: {reason}"
         ) from exc
     return lm, tokenizer
-
-
-@contextlib.contextmanager
-def _quiet_loading() -> Iterator[None]:
-    """Hide transformers' progress bars while a model loads (a fraction of a second)."""
-    from transformers.utils import logging
-
-    enabled = logging.is_progress_bar_enabled()
-    logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if enabled:
-            logging.enable_progress_bar()
 
 
 def _dequantised(gguf: Path, cache_dir: Path, dtype: torch.dtype) -> Path:

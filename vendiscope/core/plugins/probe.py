@@ -6,9 +6,9 @@ word. So before a plugin file or a third-party entry point is imported in this p
 child process imports it (with a time limit). Only what the child imported cleanly is
 imported here; anything else is recorded as a failure naming the plugin.
 
-A clean verdict is remembered in the user cache folder, keyed by the file's content (or
-the distribution's name and version), so the probe costs one child process per new or
-changed plugin, not one per command.
+The verdict is remembered in the user cache folder, keyed by the file's content (or the
+distribution's name and version), so the probe costs one child process per new or changed
+plugin, not one per command (a plugin that hung is probed again next time).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 TIMEOUT_SECONDS = 60.0
+SAFE = "ok"  # the verdict of a plugin that may be imported in this process
 CACHE_ENV = "VENDISCOPE_PROBE_CACHE"  # a file path; empty: remember nothing
 
 _FILE = """
@@ -57,8 +58,8 @@ def probe_entry_point(name: str, value: str, group: str, version: str) -> str | 
 def _probe(key: str, code: str, args: list[str]) -> str | None:
     cache = _cache_file()
     known = _read_cache(cache)
-    if known.get(key) == "ok":
-        return None
+    if key in known:
+        return None if known[key] == SAFE else known[key]
     try:
         done = subprocess.run(
             [sys.executable, "-c", code, *args],
@@ -67,18 +68,20 @@ def _probe(key: str, code: str, args: list[str]) -> str | None:
             timeout=TIMEOUT_SECONDS,
             stdin=subprocess.DEVNULL,
         )
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired:  # not remembered: a slow machine may do better next time
         return f"did not finish importing within {TIMEOUT_SECONDS:.0f} s (it hangs at import)"
-    if "vendiscope-probe-ok" in done.stdout:
-        _remember(cache, known, key)
-        return None
-    if done.returncode == 0:
-        return "ended the process while being imported (exit code 0, before it finished)"
+    verdict = _verdict(done)
+    _remember(cache, known, key, verdict or SAFE)
+    return verdict
+
+
+def _verdict(done: subprocess.CompletedProcess[str]) -> str | None:
+    """Why the child's import must not be repeated here, or None when it is safe to."""
+    if "vendiscope-probe-ok" in done.stdout or "Traceback" in done.stderr:
+        return None  # imported, or raised: imported here it is reported with its traceback
     if done.returncode < 0:
         return f"crashed the process while being imported (signal {-done.returncode})"
     last = (done.stderr.strip().splitlines() or [""])[-1]
-    if "Traceback" in done.stderr:
-        return None  # an ordinary exception: imported here it is reported with its traceback
     detail = f": {last}" if last else ""
     return f"ended the process while being imported (exit code {done.returncode}){detail}"
 
@@ -102,12 +105,12 @@ def _read_cache(cache: Path | None) -> dict[str, str]:
     return found if isinstance(found, dict) else {}
 
 
-def _remember(cache: Path | None, known: dict[str, str], key: str) -> None:
+def _remember(cache: Path | None, known: dict[str, str], key: str, verdict: str) -> None:
     if cache is None:
         return
     from vendiscope.core.atomic import atomic_path
 
-    known = {**known, key: "ok"}
+    known = {**known, key: verdict}
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(cache) as temporary:

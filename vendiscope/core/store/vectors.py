@@ -460,33 +460,6 @@ def writer_runs(
     ]
 
 
-def close_dead_runs(project: Project, vector_set: VectorSetInfo) -> list[int]:
-    """Close the ``running`` runs of ``vector_set`` whose process is gone, as ``interrupted``.
-
-    Called when a job resumes the set, so the run history says what happened to them.
-    """
-    from datetime import datetime, timezone
-
-    from vendiscope.core.jobs import process_state
-
-    closed = []
-    for run_id, status, owner in writer_runs(project, vector_set):
-        if status == RUNNING and process_state(owner).alive is False:
-            closed.append(run_id)
-            who = f"pid {owner.get('pid')} on {owner.get('host')}" if owner else "its process"
-            with project.session() as session, session.begin():
-                session.execute(
-                    update(Run)
-                    .where(Run.id == run_id, Run.status == RUNNING)
-                    .values(
-                        status=INTERRUPTED,
-                        error=f"interrupted: {who} ended without closing the run",
-                        finished_at=datetime.now(timezone.utc),
-                    )
-                )
-    return closed
-
-
 _NOT_IDENTITY = ("device", "batch_size")  # parameters that do not change the vectors
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from vendiscope.core.bundled_models import sentence_encoder_dir
 from vendiscope.core.errors import PluginError
 from vendiscope.core.jobs import representative_order
+from vendiscope.core.model_loading import quiet_loading
 from vendiscope.core.plugins.interfaces import Embedder
 from vendiscope.core.plugins.params import Choices, Range
 
@@ -322,7 +322,7 @@ class SentenceTransformerEmbedder(Embedder):
 
         target = str(source["path"]) if "path" in source else source["id"]
         try:
-            with _quiet_loading():
+            with quiet_loading():
                 model = SentenceTransformer(target, device=device, trust_remote_code=False)
         except Exception as exc:
             raise _load_error(source, exc) from exc
@@ -443,20 +443,6 @@ def _load_error(source: dict[str, Any], exc: Exception) -> PluginError:
         f"that name exists either. Download it where there is network (huggingface-cli download "
         f"{source['id']} --local-dir FOLDER) and pass model=FOLDER. Details: {exc}"
     )
-
-
-@contextmanager
-def _quiet_loading() -> Iterator[None]:
-    """Hide transformers' "Loading weights" progress bar while a model loads."""
-    from transformers.utils import logging
-
-    enabled = logging.is_progress_bar_enabled()
-    logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if enabled:
-            logging.enable_progress_bar()
 
 
 def _transformers_model(model: Any) -> Any:
