@@ -17,6 +17,14 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("VENDISCOPE_PLUGIN_DIR", "")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Runs left open by in-process tests are theirs to check: no run watcher for this process
+    (the commands and jobs tests start as processes have theirs)."""
+    from vendiscope.core import run_watch
+
+    run_watch.disable()
+
+
 @pytest.fixture
 def project_path(tmp_path: Path) -> Path:
     return tmp_path / "test.vscope"

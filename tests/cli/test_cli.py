@@ -238,3 +238,12 @@ def test_score_lists_every_source_including_ones_too_small_to_score(tmp_path: Pa
     assert table_sources(everything)[-1] == ("a-lonely", 1)  # the smallest come last
     scored = json.loads(run("score", project, "mix", "--metric", "vendi", "--json").output)
     assert set(scored["per_source"]) == set(sizes) - {"a-lonely"}
+
+
+def test_an_unknown_metric_is_named_before_any_vector_set_is_asked_for(tmp_path: Path) -> None:
+    project, _sizes = many_sources(tmp_path)
+    missing = run("score", project, "mix", "--metric", "nope", ok=False)
+    assert missing.exit_code == 1
+    words = " ".join(missing.output.split())
+    assert "no metric named 'nope' (available:" in words and "vendi" in words
+    assert "vector set" not in words

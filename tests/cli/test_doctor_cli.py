@@ -90,13 +90,17 @@ with Project.open(sys.argv[1]) as project:
 
 
 def test_runs_left_running_by_a_killed_process_are_marked_interrupted(tmp_path: Path) -> None:
+    import os
     import signal
     import subprocess
     import sys
 
     location = imported_project(tmp_path)
     child = subprocess.Popen(
-        [sys.executable, "-c", KILLED, str(location)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", KILLED, str(location)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "VENDISCOPE_RUN_WATCH": "0"},  # as after a reboot: no watcher
     )
     assert child.stdout is not None and child.stdout.readline().strip() == "running"
     with Project.open(location) as project:

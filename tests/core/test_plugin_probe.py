@@ -74,3 +74,49 @@ def test_doctor_and_plugins_still_answer(plugin_folder: Path, tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     assert "quits.py" in done.stdout + done.stderr
+
+
+QUITS_IN_COMPUTE = """
+    import os
+    from vendiscope.api import Contribution, Metric, PluginManifest
+
+    class Quits(Metric):
+        def compute(self, vectors, *, quality=None):
+            os._exit(1)
+
+    manifest = PluginManifest(
+        name="quitter",
+        contributions=(Contribution("metric", "quits", f"{__name__}:Quits"),),
+    )
+"""
+
+
+def test_a_plugin_ending_the_process_in_compute_is_named_and_its_run_closed(
+    plugin_folder: Path, tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from tests.cli.test_doctor_cli import imported_project
+    from tests.core.test_neighbors import write_vector_set
+    from vendiscope.core.project import Project
+
+    location = imported_project(tmp_path)
+    with Project.open(location) as project:
+        rows = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
+        write_vector_set(project, "qa", "emb", rows)
+    write(plugin_folder, "quits.py", QUITS_IN_COMPUTE)
+    env = {**os.environ, "VENDISCOPE_PLUGIN_DIR": str(plugin_folder)}
+    command = [sys.executable, "-m", "vendiscope", "score", str(location), "qa"]
+    done = subprocess.run(
+        [*command, "--metric", "quits", "--vectors", "emb"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "(metric 'quits' of plugin 'quitter') was running" in done.stderr
+    assert "the run is marked interrupted" in done.stderr
+    with Project.open(location) as project:
+        run = project.runs("qa")[-1]
+        assert (run.plugin, run.status) == ("metric:quits", "interrupted")

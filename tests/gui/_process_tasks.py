@@ -40,3 +40,40 @@ def update_then_wait(*, progress: Progress, cancel: CancelToken) -> str:
     progress.update(1)
     progress.update(2)
     return "cancelled" if cancel.wait(30.0) else "the second update never arrived"
+
+
+def ignore_cancel_in_a_run(location: str, *, progress: Progress, cancel: CancelToken) -> None:
+    """A plugin-like job that opens a run and never looks at its cancel token."""
+    from vendiscope.core.project import Project
+    from vendiscope.core.runs import start_run
+
+    with Project.open(location) as project:
+        start_run(project, key="stuck", kind="metric", plugin="metric:stuck", dataset_id=None,
+                  params={})  # fmt: skip
+    progress.start("stuck", total=None)
+    while True:
+        time.sleep(0.05)
+
+
+def exit_in_a_run(location: str, *, progress: Progress, cancel: CancelToken) -> None:
+    """A plugin-like job that ends its process in the middle of a run."""
+    from vendiscope.core.project import Project
+    from vendiscope.core.runs import start_run
+
+    with Project.open(location) as project:
+        start_run(project, key="quits", kind="metric", plugin="metric:quits", dataset_id=None,
+                  params={})  # fmt: skip
+    os._exit(1)
+
+
+def import_file(location: str, path: str, *, progress: Progress, cancel: CancelToken) -> int:
+    """A real import (for the write-lock tests); the number of records imported."""
+    from pathlib import Path
+
+    from vendiscope.core.importing import import_dataset
+    from vendiscope.core.project import Project
+
+    with Project.open(location) as project:
+        progress.start("importing", total=None)
+        import_dataset(project, Path(path))
+        return project.dataset(Path(path).stem).row_count

@@ -122,3 +122,49 @@ def test_cancel_stops_a_real_gradient_job_within_a_batch(tmp_path) -> None:
         (run,) = [r for r in project.runs("tiny") if r.kind == "gradient"]
         assert run.status == "cancelled"
         assert project.integrity_check() == "ok"
+
+
+def runs_of(location):
+    from vendiscope.core.project import Project
+    from vendiscope.core.store.schema import Run
+
+    with Project.open(location) as project, project.session() as session:
+        return [(run.key, run.status) for run in session.query(Run).order_by(Run.id)]
+
+
+def test_a_job_ignoring_cancel_is_ended_within_seconds_and_its_run_closed(tmp_path) -> None:
+    import time
+
+    from vendiscope.core.project import Project
+
+    location = str(tmp_path / "p.vscope")
+    Project.create(location).close()
+    cancel = CancelToken()
+    progress = RecordingProgress()
+
+    def cancel_once_started() -> None:
+        while not progress.descriptions:
+            time.sleep(0.02)
+        cancel.cancel()
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        run_in_process(
+            _process_tasks.ignore_cancel_in_a_run, (location,), {}, progress=progress,
+            cancel=cancel,
+        )  # fmt: skip
+    assert time.monotonic() - started < 30  # the grace periods are 4 s + 2 s
+    assert runs_of(location) == [("stuck", "interrupted")]
+
+
+def test_a_job_ending_its_process_in_a_run_names_the_run_and_closes_it(tmp_path) -> None:
+    from vendiscope.core.project import Project
+
+    location = str(tmp_path / "p.vscope")
+    Project.create(location).close()
+    with pytest.raises(JobProcessError) as raised:
+        run(_process_tasks.exit_in_a_run, location)
+    assert "exit code 1" in str(raised.value)
+    assert "while run #1 (metric 'quits') was running; marked interrupted" in str(raised.value)
+    assert runs_of(location) == [("quits", "interrupted")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Collection
 from datetime import datetime, timezone
@@ -9,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import update
 
+from vendiscope.core import run_watch
 from vendiscope.core.project import Project
 from vendiscope.core.store.schema import Run
 from vendiscope.core.versions import library_versions
@@ -51,7 +53,26 @@ def start_run(
         )
         session.add(run)
         session.flush()
-        return run.id
+        run_id = run.id
+    run_watch.opened(project.location, run_id, describe(run_id, kind, plugin))
+    return run_id
+
+
+def describe(run_id: int, kind: str, contribution: str) -> str:
+    """How messages name a run: ``run #5 (metric 'x' of plugin 'my-plugin')``.
+
+    ``contribution`` is a run's ``plugin`` column (``KIND:NAME``); the plugin that offers it
+    is named when this process's registry knows it.
+    """
+    from vendiscope.core.plugins.registry import loaded_registry
+
+    contribution_kind, _, name = contribution.partition(":")
+    owner, registry = "", loaded_registry()
+    if registry is not None and name:
+        with contextlib.suppress(Exception):
+            owner = registry.get(contribution_kind, name).plugin
+    label = f"{kind} {(name or contribution)!r}"
+    return f"run #{run_id} ({label}" + (f" of plugin {owner!r})" if owner else ")")
 
 
 def finish_run(
@@ -74,6 +95,7 @@ def finish_run(
         values["timings"] = {"seconds": round(seconds, 3)}
     with project.session() as session, session.begin():
         session.execute(update(Run).where(Run.id == run_id).values(**values))
+    run_watch.closed(project.location, run_id)
 
 
 def fail_run(

@@ -9,15 +9,23 @@ time blocked on a pipe (no GIL).
 
 Protocol (pickle frames with a 4-byte length): the parent writes ``(func, args, kwargs)`` to
 the child's stdin, then one byte ``C`` to cancel (or closes stdin: the child cancels when its
-parent goes away). The child writes ``("start"|"update"|"finish", payload)`` progress frames
-and then ``("result", value)`` or ``("error", pickled exception, message, traceback)`` to the
-original stdout; anything libraries print goes to stderr.
+parent goes away). The child writes ``("start"|"update"|"finish", payload)`` progress frames,
+``("notice", text)`` while it waits for another process's write lock (``text`` None when it
+goes on; shown as the job's description), and then ``("result", value)`` or ``("error",
+pickled exception, message, traceback)`` to the original stdout; anything libraries print
+goes to stderr.
 
 Cancel reaches the child at once (the token's :meth:`~vendiscope.core.jobs.CancelToken.on_cancel`
 writes the byte; no polling), and the job stops at its next check: model jobs check between
 batches and inside them. A child that has not ended :data:`CANCEL_GRACE_S` after a cancel
-(stuck in native code) is killed; its committed chunks stay, and its vector set then reads
-as interrupted and resumable.
+(stuck in native code, or a plugin that ignores the cancel) is terminated, and killed
+:data:`KILL_GRACE_S` later; its committed chunks stay, and its vector set then reads as
+interrupted and resumable.
+
+The child also reports the runs it opens and closes (``("run", event, run)`` frames, from
+:mod:`vendiscope.core.run_watch`): when it ends with runs open — a plugin ended the
+process, a crash, the kill after a cancel — the parent names them in its error and marks
+them interrupted.
 
 The child reads and writes the pipes with ``os.read``/``os.write`` on their own file
 descriptors, never through ``sys.stdin``'s buffered reader: a daemon thread blocked inside
@@ -41,8 +49,10 @@ from typing import IO, Any
 from vendiscope.core.jobs import Cancelled, CancelToken, Progress
 
 UPDATE_INTERVAL_S = 0.02
-CANCEL_GRACE_S = 20.0
-"""How long a cancelled child may take to stop before it is killed."""
+CANCEL_GRACE_S = 4.0
+"""How long a cancelled child may take to stop before it is terminated."""
+KILL_GRACE_S = 2.0
+"""How long a terminated child may take to exit before it is killed."""
 HEADER = struct.Struct("!I")
 
 
@@ -124,9 +134,13 @@ def run_in_process(
 
     def kill_if_stuck() -> None:
         if not done.wait(CANCEL_GRACE_S) and child.poll() is None:
-            child.kill()  # chunks already committed stay; the set reads as interrupted
+            child.terminate()  # chunks already committed stay; the set reads as interrupted
+            if not done.wait(KILL_GRACE_S) and child.poll() is None:
+                child.kill()
 
     forget = lambda: None  # noqa: E731 - replaced once the request is sent
+    open_runs: dict[tuple[str, int], str] = {}
+    started: list[Any] = []
     try:
         with pipe:
             _write(child.stdin, (func, args, kwargs))
@@ -136,17 +150,31 @@ def run_in_process(
                 kind, *payload = _read(child.stdout)
             except EOFError:
                 code = child.wait()
+                running = _close_runs(open_runs)
                 if cancel.cancelled:
                     raise Cancelled("the job was cancelled") from None
                 raise JobProcessError(
-                    f"the job's process ended unexpectedly (exit code {code})"
+                    f"the job's process ended unexpectedly (exit code {code}){running}"
                 ) from None
             if kind == "start":
+                started = payload
                 progress.start(*payload)
+            elif kind == "notice":  # waiting for another process's write lock, then not
+                if payload[0]:
+                    progress.start(payload[0], None)
+                elif started:
+                    progress.start(*started)
             elif kind == "update":
                 progress.update(*payload)
             elif kind == "finish":
                 progress.finish()
+            elif kind == "run":
+                event, run = payload
+                key = (str(run["location"]), int(run["run"]))
+                if event == "opened":
+                    open_runs[key] = str(run.get("what") or f"run #{key[1]}")
+                else:
+                    open_runs.pop(key, None)
             elif kind == "result":
                 return payload[0]
             elif kind == "error":
@@ -163,6 +191,20 @@ def run_in_process(
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
+
+
+def _close_runs(open_runs: dict[tuple[str, int], str]) -> str:
+    """Mark the runs a dead child left open interrupted; the words naming them, or ``""``."""
+    if not open_runs:
+        return ""
+    from vendiscope.core.project import Project
+    from vendiscope.core.runs import close_interrupted_runs
+
+    for location in {location for location, _ in open_runs}:
+        ids = [run_id for where, run_id in open_runs if where == location]
+        with contextlib.suppress(Exception), Project.open(location) as project:
+            close_interrupted_runs(project, ids)
+    return f" while {' and '.join(open_runs.values())} was running; marked interrupted"
 
 
 def _rebuild(pickled: bytes | None, message: str, details: str) -> BaseException:
@@ -259,6 +301,11 @@ def _child_main() -> int:
 
     threading.Thread(target=watch_parent, name="job-parent-watch", daemon=True).start()
     progress = _PipeProgress(answers)
+    from vendiscope.core import run_watch
+    from vendiscope.core.store import waiting
+
+    run_watch.add_listener(lambda event, run: progress._send("run", event, run))
+    waiting.add_notice(lambda message: progress._send("notice", message))
     try:
         result = func(*args, progress=progress, cancel=token, **kwargs)
     except BaseException as exc:

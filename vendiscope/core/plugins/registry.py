@@ -516,6 +516,11 @@ def _matches(path: Path, pattern: str) -> bool:
 _DEFAULT: PluginRegistry | None = None
 
 
+def loaded_registry() -> PluginRegistry | None:
+    """The process-wide registry if it was discovered already (never discovers)."""
+    return _DEFAULT
+
+
 def default_registry(refresh: bool = False) -> PluginRegistry:
     """The process-wide registry of installed plugins and plugin files, discovered on first use.
 
