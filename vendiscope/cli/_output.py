@@ -47,7 +47,9 @@ def reports_errors(command: F) -> F:
 
         from vendiscope.core.errors import VendiscopeError
         from vendiscope.core.jobs import Cancelled
+        from vendiscope.core.store import waiting
 
+        forget = waiting.add_notice(_print_wait)
         try:
             return command(*args, **kwargs)
         except VendiscopeError as exc:
@@ -65,8 +67,15 @@ def reports_errors(command: F) -> F:
         except OSError as exc:
             errors.print(f"[bold red]error:[/] {exc.filename or ''}: {exc.strerror or exc}")
             raise typer.Exit(1) from None
+        finally:
+            forget()
 
     return wrapper  # type: ignore[return-value]
+
+
+def _print_wait(message: str | None) -> None:
+    """A wait for another writer (core/store/waiting.py), on stderr."""
+    errors.print(f"[yellow]waiting:[/] {message}" if message else "[yellow]going on[/]")
 
 
 def split_params(items: list[str] | None) -> dict[str, str]:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 
 from vendiscope.core.errors import ProjectError
+from vendiscope.core.store import waiting
 
 PROJECT_SUFFIX = ".vscope"
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = waiting.TRY_MS
+"""SQLite's busy wait per try; statements then wait on for another process (store/waiting.py)."""
 # Larger pages: fewer B-tree splits for text-heavy rows (measured 20% faster bulk inserts).
 PAGE_SIZE = 16_384
 # Memory-mapped reads: loading a vector set is ~6x faster than through read() calls.
@@ -75,6 +78,40 @@ def check_sqlite_file(path: Path) -> None:
         ) from exc
 
 
+class _PatientCursor(sqlite3.Cursor):
+    """A cursor whose statements wait while another process holds the write lock."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _PatientCursor:
+        run = super().execute
+        waiting.patiently(lambda: run(sql, parameters), self.connection.location)
+        return self
+
+    def executemany(self, sql: str, parameters: Any, /) -> _PatientCursor:
+        if not isinstance(parameters, (list, tuple)):
+            parameters = list(parameters)  # a retry must see every row again
+        run = super().executemany
+        waiting.patiently(lambda: run(sql, parameters), self.connection.location)
+        return self
+
+
+class _PatientConnection(sqlite3.Connection):
+    """A project connection: its cursors and its commit wait for another writer to finish."""
+
+    location = ""
+
+    def cursor(self, factory: Any = None) -> Any:  # type: ignore[override]
+        return super().cursor(factory or _PatientCursor)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:  # type: ignore[override]
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> Any:  # type: ignore[override]
+        return self.cursor().executemany(sql, parameters)
+
+    def commit(self) -> None:
+        waiting.patiently(super().commit, self.location)
+
+
 def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -94,8 +131,18 @@ def make_engine(location: str | Path) -> Engine:
         path = Path(location)
         engine = create_engine(
             f"sqlite:///{path}",
-            connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+            connect_args={
+                "timeout": BUSY_TIMEOUT_MS / 1000,
+                "check_same_thread": False,
+                "factory": _PatientConnection,
+            },
         )
+
+        def remember_location(dbapi_connection: Any, _record: object) -> None:
+            if isinstance(dbapi_connection, _PatientConnection):
+                dbapi_connection.location = str(path)
+
+        event.listen(engine, "connect", remember_location)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
     return engine
