@@ -8,9 +8,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from vendiscope.core.exporting import export_dataset
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.exporting import export_dataset
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.store.project import Project
 
 
 def main(data: Path, out: Path) -> None:

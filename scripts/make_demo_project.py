@@ -35,21 +35,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vendiscope.core.demo import DEMO_DATASET, DEMO_FILE, DEMO_SNAPSHOT  # noqa: E402
+from vendiscope.core.io.demo import DEMO_DATASET, DEMO_FILE, DEMO_SNAPSHOT  # noqa: E402
 
 BUDGET = 150
 
 
 def build(project_path: Path) -> None:
-    from vendiscope.core.embedding import embed_dataset
-    from vendiscope.core.featurizing import featurize_dataset
-    from vendiscope.core.gaps import cluster_dataset
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.maps import map_dataset
-    from vendiscope.core.neighbors import find_near_duplicates
-    from vendiscope.core.project import Project
-    from vendiscope.core.scoring import score_dataset
-    from vendiscope.core.selecting import select_dataset
+    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.maps.jobs import map_dataset
+    from vendiscope.core.metrics.scoring import score_dataset
+    from vendiscope.core.neighbors.search import find_near_duplicates
+    from vendiscope.core.selection.job import select_dataset
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.embedding import embed_dataset
+    from vendiscope.core.vectors.featurizing import featurize_dataset
 
     steps = [
         ("import", lambda p: import_dataset(p, DEMO_FILE, name=DEMO_DATASET)),

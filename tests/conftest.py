@@ -20,7 +20,7 @@ os.environ.setdefault("VENDISCOPE_PLUGIN_DIR", "")
 def pytest_configure(config: pytest.Config) -> None:
     """Runs left open by in-process tests are theirs to check: no run watcher for this process
     (the commands and jobs tests start as processes have theirs)."""
-    from vendiscope.core import run_watch
+    from vendiscope.core.store import run_watch
 
     run_watch.disable()
 
@@ -32,7 +32,7 @@ def project_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def project(project_path: Path) -> Iterator[Any]:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.create(project_path) as opened:
         yield opened

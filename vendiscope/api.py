@@ -41,25 +41,14 @@ Chart descriptions (what a :class:`View` returns)
 
 from __future__ import annotations
 
-from vendiscope.core.charts import (
-    CHART_KINDS,
-    CHART_SCHEMA_VERSION,
-    BarSeries,
-    Chart,
-    HeatmapSeries,
-    HistogramSeries,
-    LineSeries,
-    ScatterSeries,
-    validate_chart,
-)
-from vendiscope.core.errors import (
+from vendiscope.core.base.errors import (
     ExportError,
     InputError,
     Location,
     PluginError,
     VendiscopeError,
 )
-from vendiscope.core.jobs import (
+from vendiscope.core.base.jobs import (
     Cancelled,
     CancelToken,
     NullProgress,
@@ -91,6 +80,17 @@ from vendiscope.core.plugins.params import (
     Range,
     coerce_params,
     describe_params,
+)
+from vendiscope.core.views.charts import (
+    CHART_KINDS,
+    CHART_SCHEMA_VERSION,
+    BarSeries,
+    Chart,
+    HeatmapSeries,
+    HistogramSeries,
+    LineSeries,
+    ScatterSeries,
+    validate_chart,
 )
 
 __all__ = [

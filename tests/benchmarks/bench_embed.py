@@ -57,8 +57,8 @@ def main() -> None:
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-    from vendiscope.core.bundled_models import sentence_encoder_dir
-    from vendiscope.core.jobs import CancelToken, NullProgress
+    from vendiscope.core.base.jobs import CancelToken, NullProgress
+    from vendiscope.core.vectors.bundled_models import sentence_encoder_dir
     from vendiscope.plugins.embedders.sentence_transformers import SentenceTransformerEmbedder
 
     n = args.rows

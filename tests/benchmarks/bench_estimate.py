@@ -33,8 +33,8 @@ def project_with(folder: Path, rows: int) -> Path:
     repeated text once, which the estimate does not count)."""
     import orjson
 
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
 
     demo = [orjson.loads(line) for line in DEMO.read_bytes().splitlines() if line.strip()]
     picked = [demo[i % len(demo)] for i in range(rows)]
@@ -49,9 +49,9 @@ def project_with(folder: Path, rows: int) -> Path:
 
 
 def compare(kind: str, location: Path) -> dict[str, object]:
-    from vendiscope.core.embedding import embed_dataset, estimate_embedding
-    from vendiscope.core.featurizing import estimate_features, featurize_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.embedding import embed_dataset, estimate_embedding
+    from vendiscope.core.vectors.featurizing import estimate_features, featurize_dataset
 
     with Project.open(location) as project:
         started = time.perf_counter()

@@ -103,8 +103,8 @@ def time_to_paint(code: str, *args: str, repeats: int = 5) -> float:
 
 def build_project(path: Path, rows: int) -> Path:
     """An N-record prompt/response project (kept between runs: it takes a while)."""
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
 
     if path.exists():
         return path
@@ -163,9 +163,9 @@ def ensure_map(project: Path, rows: int) -> None:
     """A stored 2-D map of the benchmark dataset: 40 blobs of very different sizes."""
     import numpy as np
 
-    from vendiscope.core.maps import latest_map
-    from vendiscope.core.project import Project
+    from vendiscope.core.maps.jobs import latest_map
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         if latest_map(opened, "bench") is not None:
@@ -338,7 +338,7 @@ def main() -> None:
     parts = set(args.parts.split(","))
     args.cache.mkdir(parents=True, exist_ok=True)
 
-    from vendiscope.core.demo import ensure_demo_project
+    from vendiscope.core.io.demo import ensure_demo_project
 
     demo = ensure_demo_project(args.cache / "demo.vscope")
     platform = os.environ["QT_QPA_PLATFORM"]

@@ -50,8 +50,8 @@ WORDS = [
 ]
 
 VENDISCOPE = """
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.store.project import Project
 with Project.create(sys.argv[2]) as project:
     import_dataset(project, sys.argv[3], name="bench")
 """
@@ -75,7 +75,7 @@ def write_rows(path: Path, n: int, seed: int = 0) -> int:
 
 
 def page_reads(project_path: Path, n: int, pages: int = 200) -> list[float]:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     rng = random.Random(1)
     timings = []

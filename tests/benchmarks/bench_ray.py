@@ -76,10 +76,10 @@ def write_source(folder: Path, n: int) -> Path:
 def run_job(
     folder: Path, source: Path, label: str, engine: Any, chunk_rows: int, **job: Any
 ) -> dict[str, Any]:
-    from vendiscope.core.embedding import embed_dataset
-    from vendiscope.core.featurizing import featurize_dataset
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.embedding import embed_dataset
+    from vendiscope.core.vectors.featurizing import featurize_dataset
 
     with Project.create(folder / f"{label}.vscope") as project:
         import_dataset(project, source, name="d")
@@ -117,7 +117,7 @@ class TimedRay:
     def __init__(self, workers: int) -> None:
         import psutil
 
-        from vendiscope.core.engines.ray_engine import RayEngine
+        from vendiscope.core.vectors.engines.ray_engine import RayEngine
 
         self.sessions: list[Any] = []
         self.actor_rss_mib: list[float] = []

@@ -12,7 +12,7 @@ half not) gets embeddings from the same "model".
 
 Measured, each in a fresh interpreter (imports included; target: under 60 s for HTML):
 
-- ``vendiscope.core.report.write_report(..., target="bench")``: the HTML report with every
+- ``vendiscope.core.report.build.write_report(..., target="bench")``: the HTML report with every
   section and 8 charts, including the coverage run against the target;
 - the same as JSON (the numbers without charts).
 
@@ -44,8 +44,8 @@ SHARES = np.array([0.3, 0.2, 0.15, 0.1, 0.1, 0.07, 0.05, 0.03])
 
 REPORT = """
 import sys
-from vendiscope.core.project import Project
-from vendiscope.core.report import write_report
+from vendiscope.core.store.project import Project
+from vendiscope.core.report.build import write_report
 with Project.open(sys.argv[2]) as project:
     result = write_report(project, "train", sys.argv[3], target="bench", force=True,
                           format=sys.argv[4])
@@ -82,14 +82,14 @@ def write_records(path: Path, n: int, seed: int) -> None:
 
 
 def build(folder: Path, n: int, clusters: int) -> tuple[Path, dict[str, float]]:
-    from vendiscope.core.gaps import cluster_dataset
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.maps import map_dataset
-    from vendiscope.core.neighbors import find_near_duplicates
-    from vendiscope.core.project import Project
-    from vendiscope.core.scoring import score_dataset
-    from vendiscope.core.selecting import select_dataset
+    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.maps.jobs import map_dataset
+    from vendiscope.core.metrics.scoring import score_dataset
+    from vendiscope.core.neighbors.search import find_near_duplicates
+    from vendiscope.core.selection.job import select_dataset
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     timings: dict[str, float] = {}
     location = folder / "bench.vscope"
@@ -172,8 +172,8 @@ def build(folder: Path, n: int, clusters: int) -> tuple[Path, dict[str, float]]:
 
 def breakdown(location: Path) -> dict[str, float]:
     """Where the HTML report's time goes (in this process, imports already paid)."""
-    from vendiscope.core.project import Project
-    from vendiscope.core.report import _image, audit_charts, audit_numbers, report_html
+    from vendiscope.core.report.build import _image, audit_charts, audit_numbers, report_html
+    from vendiscope.core.store.project import Project
 
     with Project.open(location) as project:
         numbers, gather = step("  numbers", audit_numbers, project, "train", target="bench")

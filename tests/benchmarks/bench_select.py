@@ -109,7 +109,7 @@ VENDI = """
 from vendiscope.core.selection.greedy_vendi import greedy_vendi
 from vendiscope.core.selection.kcenter import k_center
 from vendiscope.core.selection.random_choice import random_selection
-from vendiscope.core.vendi import vendi_score
+from vendiscope.core.metrics.vendi import vendi_score
 method, k = extra["method"], extra["k"]
 _t0 = time.perf_counter()
 if method == "greedy-vendi":

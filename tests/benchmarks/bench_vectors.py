@@ -18,9 +18,9 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.benchmarks._common import save
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
 
 
 def main() -> None:

@@ -214,7 +214,7 @@ def test_score_lists_every_source_including_ones_too_small_to_score(tmp_path: Pa
     import numpy as np
 
     from tests.core.test_neighbors import write_vector_set
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     project, sizes = many_sources(tmp_path)
     with Project.open(project) as opened:

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
 from vendiscope.cli._app import app
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.store.project import Project
 
 runner = CliRunner()
 
@@ -78,8 +78,8 @@ def test_a_file_that_is_not_a_project(tmp_path: Path) -> None:
 
 KILLED = """
 import sys, time
-from vendiscope.core.project import Project
-from vendiscope.core.runs import start_run
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.runs import start_run
 
 with Project.open(sys.argv[1]) as project:
     start_run(project, key="export:qa", kind="export", plugin="exporter:jsonl",
@@ -105,7 +105,7 @@ def test_runs_left_running_by_a_killed_process_are_marked_interrupted(tmp_path: 
     assert child.stdout is not None and child.stdout.readline().strip() == "running"
     with Project.open(location) as project:
         assert [r.status for r in project.runs("qa")][-1] == "running"  # alive: left alone
-    from vendiscope.core.runs import interrupted_runs
+    from vendiscope.core.store.runs import interrupted_runs
 
     with Project.open(location) as project:
         assert interrupted_runs(project) == []

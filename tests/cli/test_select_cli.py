@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from tests.core._planted import N_ROWS, planted_dataset
 from vendiscope.cli._app import app
-from vendiscope.core.project import Project
+from vendiscope.core.store.project import Project
 
 runner = CliRunner()
 

@@ -123,8 +123,8 @@ def test_a_killed_gradients_run_logs_progress_reads_interrupted_and_resumes(
     import sys
     import time
 
-    from vendiscope.core.project import Project
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
     from vendiscope.gui.project_nodes import project_nodes
 
     source = tmp_path / "demo.jsonl"

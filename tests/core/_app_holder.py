@@ -15,8 +15,8 @@ import sys
 import threading
 from pathlib import Path
 
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.store.project import Project
 
 
 def descriptors(location: Path) -> list[str]:

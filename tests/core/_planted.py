@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tests.conftest import write_jsonl
-from vendiscope.core.importing import import_dataset
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import vectors
 
 SIZES = (300, 200, 120, 80, 60, 40, 30, 25, 20, 18, 15, 12, 10, 10, 8, 8, 6, 6, 5, 5)

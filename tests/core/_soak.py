@@ -41,9 +41,9 @@ class SoakResult:
 
 def prepare(folder: Path) -> Path:
     """A project with a base dataset (and a vector set, so `select` can run)."""
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     location = folder / "soak.vscope"
     with Project.create(location) as project:
@@ -105,8 +105,8 @@ def writer(kind: str, location: Path, folder: Path, until: float, result: SoakRe
 
 def app_loop(location: str, seconds: float) -> None:
     """The app-like process: one long-lived connection, reads, job-style subset saves."""
-    from vendiscope.core.project import Project
-    from vendiscope.core.subsets import from_positions
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.store.subsets import from_positions
 
     project = Project.open(location)
     reads = saves = 0

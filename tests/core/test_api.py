@@ -6,8 +6,9 @@ import subprocess
 import sys
 
 import vendiscope.api as api
-from vendiscope.core import charts, errors, jobs
+from vendiscope.core.base import errors, jobs
 from vendiscope.core.plugins import PluginRegistry, interfaces, manifest, params
+from vendiscope.core.views import charts
 
 
 def test_the_facade_re_exports_the_real_objects() -> None:

@@ -6,8 +6,8 @@ import importlib.util
 import json
 from pathlib import Path
 
-from vendiscope.core.demo import DEMO_DATASET, DEMO_FILE, ensure_demo_project
-from vendiscope.core.project import Project
+from vendiscope.core.io.demo import DEMO_DATASET, DEMO_FILE, ensure_demo_project
+from vendiscope.core.store.project import Project
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_demo.py"
 
@@ -42,9 +42,8 @@ def test_demo_project_shows_the_planted_structure(tmp_path: Path) -> None:
 
 
 def test_demo_project_opens_with_its_analysis_computed(tmp_path: Path) -> None:
-    from vendiscope.core import subsets
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.store import vectors
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store import subsets, vectors
 
     location = ensure_demo_project(tmp_path / "demo.vscope")
     assert not list(tmp_path.glob("*.building*"))

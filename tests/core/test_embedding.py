@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core.embedding import embed_dataset, resolve_field, text_of
-from vendiscope.core.errors import ProjectError
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import Embedder, PluginRegistry
 from vendiscope.core.plugins.manifest import Contribution, PluginManifest
 from vendiscope.core.store import vectors
+from vendiscope.core.vectors.embedding import embed_dataset, resolve_field, text_of
 
 
 class HashEmbedder(Embedder):

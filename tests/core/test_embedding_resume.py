@@ -13,19 +13,19 @@ import numpy as np
 import orjson
 import pytest
 
-from vendiscope.core.embedding import embed_dataset
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.vectors.embedding import embed_dataset
 
 DEMO = Path(__file__).resolve().parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
 
 CHILD = textwrap.dedent(
     """
     import sys, time
-    from vendiscope.core.embedding import embed_dataset
-    from vendiscope.core.jobs import NullProgress
-    from vendiscope.core.project import Project
+    from vendiscope.core.vectors.embedding import embed_dataset
+    from vendiscope.core.base.jobs import NullProgress
+    from vendiscope.core.store.project import Project
 
     class ParkAfterTwoChunks(NullProgress):
         def update(self, completed, total=None):

@@ -12,8 +12,11 @@ import pytest
 
 from tests.conftest import qa_rows, write_jsonl
 from tests.core import _engine_plugins
-from vendiscope.core import engines
-from vendiscope.core.engines import (
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.plugins import PluginRegistry
+from vendiscope.core.store import vectors
+from vendiscope.core.vectors import engines
+from vendiscope.core.vectors.engines import (
     Engine,
     EngineError,
     EngineSession,
@@ -21,11 +24,8 @@ from vendiscope.core.engines import (
     PluginWorker,
     get_engine,
 )
-from vendiscope.core.featurizing import FeaturizeWorker, featurize_dataset
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.plugins import PluginRegistry
-from vendiscope.core.store import vectors
-from vendiscope.core.vectorjob import VectorJob, as_tasks, run_vector_job
+from vendiscope.core.vectors.featurizing import FeaturizeWorker, featurize_dataset
+from vendiscope.core.vectors.job import VectorJob, as_tasks, run_vector_job
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_choosing_an_engine(monkeypatch) -> None:
 
 
 def test_ray_missing_is_a_clear_error(monkeypatch) -> None:
-    from vendiscope.core.engines import ray_engine
+    from vendiscope.core.vectors.engines import ray_engine
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(EngineError, match=r"pip install 'vendiscope\[ray\]'"):
@@ -85,7 +85,7 @@ class ReversedEngine(Engine):
                 return worker.identity()
 
             def map(self, items, *, cancel, progress_for=None):
-                from vendiscope.core.jobs import NullProgress
+                from vendiscope.core.base.jobs import NullProgress
 
                 worker.setup()
                 done = [(i, worker.compute(p, progress=NullProgress(), cancel=cancel))
@@ -121,7 +121,7 @@ def test_a_chunk_committed_by_another_writer_is_kept(project, tmp_path: Path, re
 
 
 def test_plain_compute_functions_still_run_locally(project, tmp_path: Path) -> None:
-    from vendiscope.core.vectorjob import ChunkResult
+    from vendiscope.core.vectors.job import ChunkResult
 
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(25)), name="d")
     job = VectorJob("d", "seq", "feature", "test", "seq-v1", {"model_id": "seq-v1"}, dim=1,
@@ -152,7 +152,7 @@ def test_cli_refuses_ray_options_for_the_local_engine(tmp_path: Path) -> None:
 
 
 def test_ray_worker_count_fits_the_cluster() -> None:
-    from vendiscope.core.engines.ray_engine import RayEngine
+    from vendiscope.core.vectors.engines.ray_engine import RayEngine
 
     class Cluster:
         def __init__(self, cpus: float, gpus: float = 0) -> None:

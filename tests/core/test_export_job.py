@@ -10,10 +10,10 @@ import orjson
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core.errors import ExportError, PluginRuntimeError
-from vendiscope.core.exporting import export_dataset
-from vendiscope.core.hashing import content_hash
-from vendiscope.core.importing import import_dataset
+from vendiscope.core.base.errors import ExportError, PluginRuntimeError
+from vendiscope.core.io.exporting import export_dataset
+from vendiscope.core.io.hashing import content_hash
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import Exporter, PluginRegistry
 from vendiscope.core.plugins.manifest import Contribution, PluginManifest
 

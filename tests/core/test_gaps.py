@@ -7,10 +7,14 @@ import pytest
 
 from tests.conftest import table_counts
 from tests.core._planted import N_ROWS, planted_dataset, planted_vectors, write_set
-from vendiscope.core import subsets
-from vendiscope.core.errors import ProjectError
-from vendiscope.core.gaps import cluster_dataset, cluster_labels, filter_candidates, pool_centroids
-from vendiscope.core.store import vectors
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.gaps.jobs import (
+    cluster_dataset,
+    cluster_labels,
+    filter_candidates,
+    pool_centroids,
+)
+from vendiscope.core.store import subsets, vectors
 
 EVEN = (40,) * 20
 """Candidates spread evenly over the same 20 directions as the pool."""

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from vendiscope.core.errors import InputError, PluginError
+from vendiscope.core.base.errors import InputError, PluginError
+from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
 from vendiscope.core.gradients.batches import collate, length_buckets, per_example_loss
 from vendiscope.core.gradients.exact import per_example_gradients
 from vendiscope.core.gradients.features import GradientEngine
@@ -26,7 +27,6 @@ from vendiscope.core.gradients.proxy import (
 )
 from vendiscope.core.gradients.render import IGNORE, encode_examples
 from vendiscope.core.gradients.sketch import Projector
-from vendiscope.core.jobs import Cancelled, CancelToken, RecordingProgress
 
 TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}"

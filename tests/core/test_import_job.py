@@ -9,9 +9,9 @@ import orjson
 import pytest
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
-from vendiscope.core.errors import InputError, ProjectError
-from vendiscope.core.importing import import_dataset, preview
-from vendiscope.core.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.base.errors import InputError, ProjectError
+from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.io.importing import import_dataset, preview
 
 
 def test_import_jsonl_records_everything(project, tmp_path: Path) -> None:
@@ -344,7 +344,7 @@ def test_import_into_another_applications_database_is_refused(tmp_path: Path) ->
     assert _dump(other) == dump
     assert other.read_bytes() == raw  # not even switched to WAL
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db", "qa.jsonl"]
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with pytest.raises(ProjectError, match="not a Vendiscope project"):
         Project.open(other, create=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vendiscope.core.errors import VendiscopeError
-from vendiscope.core.index import (
+from vendiscope.core.base.errors import VendiscopeError
+from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.neighbors.index import (
     AUTO_THRESHOLD,
     TopK,
     VectorIndexError,
@@ -15,7 +16,6 @@ from vendiscope.core.index import (
     ivf_lists,
     resolve_kind,
 )
-from vendiscope.core.jobs import Cancelled, CancelToken, RecordingProgress
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -189,7 +189,7 @@ def test_build_can_be_cancelled() -> None:
 
 
 def test_gpu_request_without_gpu_is_refused() -> None:
-    from vendiscope.core.index import gpu_count
+    from vendiscope.core.neighbors.index import gpu_count
 
     if gpu_count() > 0:
         pytest.skip("a GPU is visible")

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.store.project import Project
 
 CHILD = textwrap.dedent(
     """
     import sys, time
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.jobs import NullProgress
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.base.jobs import NullProgress
+    from vendiscope.core.store.project import Project
 
     class Announce(NullProgress):
         batches = 0

@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.jobs import (
+from vendiscope.core.base.jobs import (
     Cancelled,
     CancelToken,
     NullProgress,
@@ -27,10 +26,11 @@ from vendiscope.core.jobs import (
     representative_order,
     this_process,
 )
-from vendiscope.core.runs import start_run
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import vectors
+from vendiscope.core.store.runs import start_run
 from vendiscope.core.store.vectors import VectorSetInfo
-from vendiscope.core.vectorjob import ChunkResult, VectorJob, run_vector_job
+from vendiscope.core.vectors.job import ChunkResult, VectorJob, run_vector_job
 
 JOB = VectorJob(dataset="d", name="toy", kind="feature", plugin="test:toy", model_id="toy",
                 config={"toy": 1}, dim=4, chunk_rows=10)  # fmt: skip
@@ -158,9 +158,9 @@ KILLED_CHILD = textwrap.dedent(
     """
     import sys, time
     from tests.core.test_job_state import JOB, toy_compute
-    from vendiscope.core.jobs import NullProgress
-    from vendiscope.core.project import Project
-    from vendiscope.core.vectorjob import run_vector_job
+    from vendiscope.core.base.jobs import NullProgress
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.job import run_vector_job
 
     class Park(NullProgress):
         def update(self, completed, total=None):

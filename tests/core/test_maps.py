@@ -7,9 +7,9 @@ import pytest
 from sklearn.manifold import trustworthiness
 
 from tests.core._planted import N_ROWS, planted_dataset, planted_vectors
-from vendiscope.core import projection
-from vendiscope.core.errors import ProjectError
-from vendiscope.core.maps import latest_map, map_dataset
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.maps import projection
+from vendiscope.core.maps.jobs import latest_map, map_dataset
 from vendiscope.core.store import vectors
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core import neighbors as nb
-from vendiscope.core.errors import ProjectError, VendiscopeError
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.index import VectorIndexError
-from vendiscope.core.jobs import RecordingProgress
+from vendiscope.core.base.errors import ProjectError, VendiscopeError
+from vendiscope.core.base.jobs import RecordingProgress
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.neighbors import search as nb
+from vendiscope.core.neighbors.index import VectorIndexError
 from vendiscope.core.store import vectors
 
 
@@ -295,7 +295,7 @@ UNRELATED = [
 
 def embedded_dataset(project: Any, tmp_path: Path) -> list[str]:
     """Unrelated questions, paraphrase pairs and exact copies, embedded with the real model."""
-    from vendiscope.core.embedding import embed_dataset
+    from vendiscope.core.vectors.embedding import embed_dataset
 
     prompts = UNRELATED[:8] + PARAPHRASES + UNRELATED[8:] + [UNRELATED[2], UNRELATED[2]]
     rows = [{"prompt": p, "response": "", "id": i} for i, p in enumerate(prompts)]

@@ -1,4 +1,4 @@
-"""Every writer follows one rule (vendiscope.core.atomic): nothing that was there is destroyed.
+"""Every writer follows one rule (vendiscope.core.base.atomic): nothing that was there is destroyed.
 
 Each refusal is tried through a real writer (export, report, image, bad-row report), with
 real files, folders, links, pipes and devices; a killed export is cleaned up by the next one.
@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
-from vendiscope.core.atomic import atomic_paths, current_umask, remove_stale_temporaries
-from vendiscope.core.errors import ExportError
-from vendiscope.core.exporting import export_dataset
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
-from vendiscope.core.render import save_chart
+from vendiscope.core.base.atomic import atomic_paths, current_umask, remove_stale_temporaries
+from vendiscope.core.base.errors import ExportError
+from vendiscope.core.io.exporting import export_dataset
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.store.project import Project
+from vendiscope.core.views.render import save_chart
 
 
 @pytest.fixture
@@ -172,9 +172,9 @@ def test_both_outputs_or_neither(tmp_path: Path) -> None:
 KILLED_EXPORT = textwrap.dedent(
     """
     import sys, time
-    from vendiscope.core.exporting import export_dataset
-    from vendiscope.core.jobs import NullProgress
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.exporting import export_dataset
+    from vendiscope.core.base.jobs import NullProgress
+    from vendiscope.core.store.project import Project
 
     class Park(NullProgress):
         def update(self, completed, total=None):

@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core.errors import InputError, PluginError, PluginRuntimeError
-from vendiscope.core.exporting import export_dataset
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.jobs import Cancelled
+from vendiscope.core.base.errors import InputError, PluginError, PluginRuntimeError
+from vendiscope.core.base.jobs import Cancelled
+from vendiscope.core.io.exporting import export_dataset
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.plugins import PluginRegistry
 from vendiscope.core.plugins.manifest import Contribution, PluginManifest
 from vendiscope.core.plugins.registry import AVAILABLE, LOAD_FAILED, LOADED, RUN_FAILED
-from vendiscope.core.scoring import score_dataset
 from vendiscope.core.store import vectors
 
 BROKEN = """

@@ -98,7 +98,7 @@ def test_a_plugin_ending_the_process_in_compute_is_named_and_its_run_closed(
 
     from tests.cli.test_doctor_cli import imported_project
     from tests.core.test_neighbors import write_vector_set
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     location = imported_project(tmp_path)
     with Project.open(location) as project:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
-from vendiscope.core.errors import InputError
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
-from vendiscope.core.sources import preview
+from vendiscope.core.base.errors import InputError
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.io.sources import preview
 from vendiscope.core.store.files import belongs_to, copy_project, project_files
+from vendiscope.core.store.project import Project
 
 
 @pytest.fixture

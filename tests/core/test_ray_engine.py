@@ -10,14 +10,14 @@ import pytest
 
 from tests.conftest import qa_rows, write_jsonl
 from tests.core import _engine_plugins
-from vendiscope.core.embedding import embed_dataset
-from vendiscope.core.engines import EngineError
-from vendiscope.core.featurizing import featurize_dataset
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.jobs import RecordingProgress
+from vendiscope.core.base.jobs import RecordingProgress
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import PluginRegistry
-from vendiscope.core.project import Project
 from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.vectors.embedding import embed_dataset
+from vendiscope.core.vectors.engines import EngineError
+from vendiscope.core.vectors.featurizing import featurize_dataset
 
 ray = pytest.importorskip("ray")
 
@@ -160,7 +160,7 @@ def test_a_plugin_error_stops_the_job_and_a_rerun_resumes(cluster, registry, tmp
 
 
 def test_a_record_that_kills_every_worker_fails_with_its_chunk(cluster, registry, tmp_path) -> None:
-    from vendiscope.core.engines.ray_engine import RayEngine
+    from vendiscope.core.vectors.engines.ray_engine import RayEngine
 
     source = write_jsonl(tmp_path / "d.jsonl", qa_rows(20))
     with Project.create(tmp_path / "p.vscope") as project:
@@ -178,7 +178,7 @@ def test_a_record_that_kills_every_worker_fails_with_its_chunk(cluster, registry
 def test_the_desktop_apps_job_process_runs_on_ray(cluster, tmp_path, monkeypatch) -> None:
     """The GUI runs model jobs in a child process (``gui.job_process``); with
     ``VENDISCOPE_ENGINE=ray`` their chunks go to Ray and progress still reaches the panel."""
-    from vendiscope.core.jobs import CancelToken
+    from vendiscope.core.base.jobs import CancelToken
     from vendiscope.gui import tasks
     from vendiscope.gui.job_process import run_in_process
 

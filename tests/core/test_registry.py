@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vendiscope.core.errors import PluginError
+from vendiscope.core.base.errors import PluginError
 from vendiscope.core.plugins import KINDS, PluginRegistry, default_registry
 from vendiscope.core.plugins.manifest import ENTRY_POINT_GROUP, api_compatible
 

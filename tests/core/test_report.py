@@ -15,12 +15,12 @@ import pytest
 from tests.conftest import write_jsonl
 from tests.core._planted import N_ROWS, planted_dataset, write_set
 from tests.core.test_views import BENCH_COVERED, BENCH_RANDOM, build_audited
-from vendiscope.core.errors import ExportError, ProjectError
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.neighbors import clear_index_cache, find_near_duplicates
-from vendiscope.core.project import Project
-from vendiscope.core.report import audit_numbers, write_report
-from vendiscope.core.scoring import score_dataset
+from vendiscope.core.base.errors import ExportError, ProjectError
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.metrics.scoring import score_dataset
+from vendiscope.core.neighbors.search import clear_index_cache, find_near_duplicates
+from vendiscope.core.report.build import audit_numbers, write_report
+from vendiscope.core.store.project import Project
 
 HOSTILE = '<script>alert("pwned")</script>'
 HOSTILE_ATTR = '"><img src=x onerror=alert(1)>'

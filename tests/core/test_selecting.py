@@ -9,10 +9,10 @@ import pytest
 
 from tests.conftest import table_counts
 from tests.core._planted import N_ROWS, planted_dataset, planted_vectors, write_set
-from vendiscope.core import subsets
-from vendiscope.core.errors import PluginError, ProjectError
-from vendiscope.core.exporting import export_dataset
-from vendiscope.core.selecting import select_dataset
+from vendiscope.core.base.errors import PluginError, ProjectError
+from vendiscope.core.io.exporting import export_dataset
+from vendiscope.core.selection.job import select_dataset
+from vendiscope.core.store import subsets
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vendiscope.core import clustering as CL
-from vendiscope.core.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.gaps import clustering as CL
+from vendiscope.core.metrics.vendi import vendi_score
 from vendiscope.core.plugins.interfaces import Selection
 from vendiscope.core.selection import _vendi_state as vendi_state
 from vendiscope.core.selection._vendi_state import VendiSet
@@ -24,7 +25,6 @@ from vendiscope.core.selection.kcenter import k_center
 from vendiscope.core.selection.knn_graph import knn_graph
 from vendiscope.core.selection.prismatic import prismatic
 from vendiscope.core.selection.random_choice import random_selection
-from vendiscope.core.vendi import vendi_score
 
 SIZES = (600, 400, 250, 150, 120, 90, 70, 55, 45, 40, 35, 30, 25, 20, 15, 12, 10, 8, 5, 5)
 """20 planted clusters of very different sizes (1,985 rows)."""

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
-from vendiscope.core.errors import ProjectError
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import migrate
+from vendiscope.core.store.project import Project
 
 
 def test_create_then_open(project_path: Path) -> None:

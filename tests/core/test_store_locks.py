@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
-from vendiscope.core.project import Project
 from vendiscope.core.store.health import check_project_file
+from vendiscope.core.store.project import Project
 
 HOLDER = Path(__file__).with_name("_app_holder.py")
 
 WRITER = """
 import sys
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.store.project import Project
 with Project.open(sys.argv[1]) as project:
     import_dataset(project, sys.argv[2], name=sys.argv[3])
 """

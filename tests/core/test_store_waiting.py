@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.jobs import CancelToken, RecordingProgress
-from vendiscope.core.project import Project
+from vendiscope.core.base.jobs import CancelToken, RecordingProgress
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import waiting
+from vendiscope.core.store.project import Project
 
 HOLDER = Path(__file__).with_name("_lock_holder.py")
 

@@ -10,11 +10,12 @@ import pytest
 
 from tests.conftest import qa_rows, write_jsonl
 from tests.core._planted import planted_vectors
-from vendiscope.core import neighbors, streaming
-from vendiscope.core.errors import ProjectError
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.index import build_index, build_index_from_chunks
-from vendiscope.core.scoring import score_dataset
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.metrics import streaming
+from vendiscope.core.metrics.scoring import score_dataset
+from vendiscope.core.neighbors import search as neighbors
+from vendiscope.core.neighbors.index import build_index, build_index_from_chunks
 from vendiscope.core.store import vectors
 
 N = 1800

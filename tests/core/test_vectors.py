@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.core.errors import ProjectError
-from vendiscope.core.importing import import_dataset
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import vectors
 
 

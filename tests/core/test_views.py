@@ -14,18 +14,19 @@ import pytest
 
 from tests.conftest import write_jsonl
 from tests.core._planted import N_ROWS, planted_dataset, planted_vectors, write_set
-from vendiscope.core import subsets, vendi, viewdata
-from vendiscope.core.charts import validate_chart
-from vendiscope.core.gaps import cluster_dataset
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.maps import map_dataset
-from vendiscope.core.neighbors import clear_index_cache, find_near_duplicates
+from vendiscope.core.gaps.jobs import cluster_dataset
+from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.maps.jobs import map_dataset
+from vendiscope.core.metrics import vendi
+from vendiscope.core.metrics.scoring import score_dataset
+from vendiscope.core.neighbors.search import clear_index_cache, find_near_duplicates
 from vendiscope.core.plugins import View, default_registry
-from vendiscope.core.project import Project
-from vendiscope.core.render import render_chart
-from vendiscope.core.scoring import score_dataset
-from vendiscope.core.selecting import select_dataset
-from vendiscope.core.store import vectors
+from vendiscope.core.selection.job import select_dataset
+from vendiscope.core.store import subsets, vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.views import data as viewdata
+from vendiscope.core.views.charts import validate_chart
+from vendiscope.core.views.render import render_chart
 
 VIEWS = ("map", "cluster-coverage", "selection-curves", "spectrum", "composition", "coverage",
          "near-duplicates")  # fmt: skip
@@ -407,7 +408,7 @@ def test_many_points_and_categories_are_rasterised() -> None:
 def test_rendering_leaves_pyplot_and_the_backend_alone() -> None:
     code = (
         "import sys, matplotlib; raw = lambda: dict.__getitem__(matplotlib.rcParams, 'backend');"
-        "before = raw(); from vendiscope.core.render import render_chart;"
+        "before = raw(); from vendiscope.core.views.render import render_chart;"
         "c = {'kind': 'line', 'title': 't', 'series': [{'name': 's', 'x': [1, 2], 'y': [3, 4]}]};"
         "render_chart(c, 'png'); render_chart(c, 'svg');"
         "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported';"

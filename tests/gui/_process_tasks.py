@@ -6,8 +6,8 @@ import os
 import sys
 import time
 
-from vendiscope.core.errors import InputError, Location
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.errors import InputError, Location
+from vendiscope.core.base.jobs import CancelToken, Progress
 
 
 def count(n: int, *, progress: Progress, cancel: CancelToken) -> dict:
@@ -44,8 +44,8 @@ def update_then_wait(*, progress: Progress, cancel: CancelToken) -> str:
 
 def ignore_cancel_in_a_run(location: str, *, progress: Progress, cancel: CancelToken) -> None:
     """A plugin-like job that opens a run and never looks at its cancel token."""
-    from vendiscope.core.project import Project
-    from vendiscope.core.runs import start_run
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.store.runs import start_run
 
     with Project.open(location) as project:
         start_run(project, key="stuck", kind="metric", plugin="metric:stuck", dataset_id=None,
@@ -57,8 +57,8 @@ def ignore_cancel_in_a_run(location: str, *, progress: Progress, cancel: CancelT
 
 def exit_in_a_run(location: str, *, progress: Progress, cancel: CancelToken) -> None:
     """A plugin-like job that ends its process in the middle of a run."""
-    from vendiscope.core.project import Project
-    from vendiscope.core.runs import start_run
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.store.runs import start_run
 
     with Project.open(location) as project:
         start_run(project, key="quits", kind="metric", plugin="metric:quits", dataset_id=None,
@@ -70,8 +70,8 @@ def import_file(location: str, path: str, *, progress: Progress, cancel: CancelT
     """A real import (for the write-lock tests); the number of records imported."""
     from pathlib import Path
 
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
 
     with Project.open(location) as project:
         progress.start("importing", total=None)

@@ -32,7 +32,7 @@ def settings(tmp_path: Path) -> Any:
 
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from vendiscope.core.demo import ensure_demo_project
+    from vendiscope.core.io.demo import ensure_demo_project
 
     return ensure_demo_project(tmp_path_factory.mktemp("demo") / "demo.vscope")
 
@@ -57,8 +57,8 @@ def tiny_rows(n: int, *, start: int = 0) -> list[dict[str, Any]]:
 
 
 def make_project(path: Path, rows: list[dict[str, Any]], name: str = "tiny") -> Path:
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
 
     data = write_jsonl(path.with_suffix(".jsonl"), rows)
     with Project.create(path) as project:
@@ -151,12 +151,12 @@ def analysed_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import numpy as np
 
     from tests.core._planted import planted_dataset, write_set
-    from vendiscope.core.gaps import cluster_dataset
-    from vendiscope.core.maps import map_dataset
-    from vendiscope.core.project import Project
-    from vendiscope.core.scoring import score_dataset
-    from vendiscope.core.selecting import select_dataset
+    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.maps.jobs import map_dataset
+    from vendiscope.core.metrics.scoring import score_dataset
+    from vendiscope.core.selection.job import select_dataset
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     folder = tmp_path_factory.mktemp("analysed")
     path = folder / "analysed.vscope"

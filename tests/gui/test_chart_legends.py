@@ -71,8 +71,8 @@ def test_the_spectrum_legend_is_whole_with_swatches_and_below_the_curves(
 def analysed_by_embeddings_only(path: Path) -> Path:
     """Six long-named sources, embeddings and embedding-Vendi only (no G-Vendi)."""
     from tests.core._planted import planted_vectors, write_set
-    from vendiscope.core.project import Project
-    from vendiscope.core.scoring import score_dataset
+    from vendiscope.core.metrics.scoring import score_dataset
+    from vendiscope.core.store.project import Project
 
     rows = [
         {"prompt": f"question {i}", "response": f"answer {i}", "domain": LONG_SOURCES[i % 6]}

@@ -6,9 +6,9 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from tests.gui.conftest import answer_message_box, make_project, open_project, tiny_rows
-from vendiscope.core import bundled_models
-from vendiscope.core.project import Project
 from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.vectors import bundled_models
 from vendiscope.gui.jobs import JobState
 
 

@@ -15,8 +15,8 @@ from vendiscope.gui.main_window import MainWindow
 def test_the_dashboard_lists_sparse_clusters_with_examples(
     qtbot, window: MainWindow, analysed_project: Path
 ) -> None:
-    from vendiscope.core.gaps import latest_cluster_run
-    from vendiscope.core.project import Project
+    from vendiscope.core.gaps.jobs import latest_cluster_run
+    from vendiscope.core.store.project import Project
 
     with Project.open(analysed_project) as project:
         run = latest_cluster_run(project, ANALYSED)
@@ -47,7 +47,7 @@ def test_finding_clusters_is_one_click_from_the_dashboard(
 ) -> None:
     from tests.core._planted import planted_vectors, write_set
     from tests.gui.conftest import make_project, tiny_rows
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
     from vendiscope.gui import pipeline
     from vendiscope.gui.pipeline_dialogs import ClusterDialog
 
@@ -81,7 +81,7 @@ def test_finding_clusters_is_one_click_from_the_dashboard(
 def test_the_demo_opens_on_its_whole_story(qtbot, window: MainWindow, tmp_path: Path) -> None:
     """The demo ships analysed: opening it shows records, diversity, map and selection,
     each with the stored analysis, and every part can be recomputed with one click."""
-    from vendiscope.core.demo import ensure_demo_project
+    from vendiscope.core.io.demo import ensure_demo_project
 
     demo = ensure_demo_project(tmp_path / "demo.vscope")
     window.files.demo_path = demo

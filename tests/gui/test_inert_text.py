@@ -75,11 +75,11 @@ def hostile_project(tmp_path: Path, hostile: Hostile) -> Path:
     features (a set named with markup), a PCA map, clusters, G-Vendi with a per-record
     score, and a greedy-Vendi selection saved as a subset named with markup."""
     from tests.core._planted import planted_vectors, write_set
-    from vendiscope.core.gaps import cluster_dataset
-    from vendiscope.core.maps import map_dataset
-    from vendiscope.core.project import Project
-    from vendiscope.core.scoring import score_dataset
-    from vendiscope.core.selecting import select_dataset
+    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.maps.jobs import map_dataset
+    from vendiscope.core.metrics.scoring import score_dataset
+    from vendiscope.core.selection.job import select_dataset
+    from vendiscope.core.store.project import Project
 
     rows = [
         {
@@ -251,7 +251,7 @@ def test_the_probe_sees_what_qt_would_load(qtbot, hostile: Hostile) -> None:
 def test_every_view_shows_the_data_s_markup_as_text(
     qtbot, window, hostile_project: Path, hostile: Hostile
 ) -> None:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     open_project(qtbot, window, hostile_project)
     name = hostile.dataset
@@ -411,7 +411,7 @@ def test_the_import_dialog_shows_file_names_and_rows_as_text(
 
 
 def test_dialogs_quoting_names_show_them_as_text(qtbot, hostile_project, hostile) -> None:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
     from vendiscope.gui.error_dialog import ErrorDialog
     from vendiscope.gui.run_details import RunDetailsDialog
     from vendiscope.gui.text import message_box

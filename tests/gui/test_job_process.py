@@ -7,8 +7,8 @@ import threading
 import pytest
 
 from tests.gui import _process_tasks
-from vendiscope.core.errors import InputError
-from vendiscope.core.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.base.errors import InputError
+from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
 from vendiscope.gui.job_process import JobProcessError, run_in_process
 
 
@@ -86,8 +86,8 @@ def test_cancel_stops_a_real_gradient_job_within_a_batch(tmp_path) -> None:
     job at once: at most the batch in progress finishes, chunk 0 stays committed, the run
     is closed as cancelled and the set reads as interrupted (resumable)."""
     from tests.gui.conftest import make_project, tiny_rows
-    from vendiscope.core.project import Project
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
     from vendiscope.gui import tasks
 
     location = make_project(tmp_path / "g.vscope", tiny_rows(24), name="tiny")
@@ -125,7 +125,7 @@ def test_cancel_stops_a_real_gradient_job_within_a_batch(tmp_path) -> None:
 
 
 def runs_of(location):
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
     from vendiscope.core.store.schema import Run
 
     with Project.open(location) as project, project.session() as session:
@@ -135,7 +135,7 @@ def runs_of(location):
 def test_a_job_ignoring_cancel_is_ended_within_seconds_and_its_run_closed(tmp_path) -> None:
     import time
 
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     location = str(tmp_path / "p.vscope")
     Project.create(location).close()
@@ -159,7 +159,7 @@ def test_a_job_ignoring_cancel_is_ended_within_seconds_and_its_run_closed(tmp_pa
 
 
 def test_a_job_ending_its_process_in_a_run_names_the_run_and_closes_it(tmp_path) -> None:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     location = str(tmp_path / "p.vscope")
     Project.create(location).close()

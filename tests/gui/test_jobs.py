@@ -10,9 +10,9 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.conftest import make_project, open_project, screenshot, tiny_rows, wait_job
-from vendiscope.core import bundled_models
-from vendiscope.core.project import Project
 from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.vectors import bundled_models
 from vendiscope.gui import tasks
 from vendiscope.gui.error_dialog import ErrorDialog
 from vendiscope.gui.jobs import JobState
@@ -192,7 +192,7 @@ def _horizontal():
 
 
 def test_the_embed_dialog_offers_the_fields_core_knows() -> None:
-    from vendiscope.core.embedding import FIELDS
+    from vendiscope.core.vectors.embedding import FIELDS
     from vendiscope.gui import pipeline_dialogs
 
     assert pipeline_dialogs.FIELDS == FIELDS  # kept in the GUI so start-up skips SQLAlchemy

@@ -25,10 +25,10 @@ def open_map(qtbot, window: MainWindow, path: Path) -> MapView:
 
 def core_truth(path: Path) -> dict:
     """What the project holds, read through core (not through the view)."""
-    from vendiscope.core.gaps import cluster_labels, latest_cluster_run
-    from vendiscope.core.maps import latest_map
-    from vendiscope.core.project import Project
+    from vendiscope.core.gaps.jobs import cluster_labels, latest_cluster_run
+    from vendiscope.core.maps.jobs import latest_map
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     with Project.open(path) as project:
         info = latest_map(project, ANALYSED)
@@ -41,8 +41,8 @@ def core_truth(path: Path) -> dict:
 
 
 def members(path: Path, subset: str) -> list[int]:
-    from vendiscope.core import subsets
-    from vendiscope.core.project import Project
+    from vendiscope.core.store import subsets
+    from vendiscope.core.store.project import Project
 
     with Project.open(path) as project:
         return subsets.members(project, ANALYSED, subset).positions
@@ -222,7 +222,7 @@ def test_compute_map_from_the_empty_view(
     """A dataset with embeddings but no map: one click (and the options dialog) makes one."""
     from tests.core._planted import planted_vectors, write_set
     from tests.gui.conftest import make_project, tiny_rows
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
     from vendiscope.gui import pipeline
     from vendiscope.gui.pipeline_dialogs import MapDialog
 

@@ -214,8 +214,8 @@ def add_dataset(path: Path, name: str = "bench", n: int = 30) -> None:
     """A second dataset (the target a coverage view compares with)."""
     from tests.conftest import write_jsonl
     from tests.gui.conftest import tiny_rows
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
 
     data = write_jsonl(path.with_name(f"{name}.jsonl"), tiny_rows(n))
     with Project.open(path) as project:
@@ -231,8 +231,8 @@ def test_view_forms_offer_the_project_s_subsets_and_vector_sets(
 ) -> None:
     from PySide6.QtWidgets import QComboBox
 
-    from vendiscope.core.project import Project
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     with Project.open(analysed_project) as project:
         subsets = [s.name for s in project.subsets(ANALYSED)]

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tests.gui.conftest import screenshot
-from vendiscope.core.errors import PluginError, PluginRuntimeError
+from vendiscope.core.base.errors import PluginError, PluginRuntimeError
 from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.manifest import Contribution, PluginManifest
 from vendiscope.core.plugins.registry import PluginRegistry

@@ -79,7 +79,7 @@ def test_the_central_page_of_an_empty_project_says_how_to_import(qtbot) -> None:
 
 
 def test_the_window_shows_that_page_for_an_empty_project(qtbot, window, tmp_path) -> None:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     location = tmp_path / "audit.vscope"
     Project.create(location).close()

@@ -34,7 +34,7 @@ def open_workbench(qtbot, window: MainWindow, path: Path) -> SelectionWorkbench:
 
 
 def selection_results(path: Path) -> dict[int, dict]:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.open(path) as project:
         return {
@@ -181,7 +181,7 @@ def test_export_a_run_subset_with_its_selection_run(
 
     copy = view.copy_subset("greedy-vendi-60", "kept")  # "Save subset…" keeps the run
     assert wait_job(qtbot, copy).state == JobState.DONE, copy.error_details
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.open(analysed_project) as project:
         original, kept = (

@@ -13,8 +13,8 @@ def expected_rows(index: int, rows: int, dim: int) -> Any:
 
 def write_chunks(url: str, name: str, order: list[int], barrier: Any) -> int:
     """Open (or create) vector set ``name`` of dataset ``d`` and write ``order``'s chunks."""
-    from vendiscope.core.project import Project
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     with Project.open(url) as project:
         barrier.wait(timeout=60)
@@ -33,9 +33,9 @@ def write_chunks(url: str, name: str, order: list[int], barrier: Any) -> int:
 def run_job(url: str, dataset: str, barrier: Any) -> dict[str, int]:
     """A whole featurizer job (the toy featurizer), started at the same time as another."""
     from tests.core import _engine_plugins
-    from vendiscope.core.featurizing import featurize_dataset
     from vendiscope.core.plugins import PluginRegistry
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.featurizing import featurize_dataset
 
     registry = PluginRegistry.discover(plugin_dir=None)
     registry.add_manifest(_engine_plugins.manifest)
@@ -47,8 +47,8 @@ def run_job(url: str, dataset: str, barrier: Any) -> dict[str, int]:
 
 
 def import_rows(url: str, name: str, path: str, barrier: Any) -> int:
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
 
     with Project.open(url) as project:
         barrier.wait(timeout=60)

@@ -33,7 +33,7 @@ def pg_server() -> Iterator[PostgresServer]:
 @pytest.fixture(scope="session")
 def pg_template(pg_server: PostgresServer) -> str:
     """A database with the current schema, copied (cheaply) for each test's database."""
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     url = pg_server.create_database("template")
     Project.create(url).close()
@@ -51,7 +51,7 @@ def pg_url(pg_server: PostgresServer) -> Iterator[str]:
 @pytest.fixture
 def project(pg_server: PostgresServer, pg_template: str) -> Iterator[Any]:
     """A new, empty project in its own PostgreSQL database."""
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     url = pg_server.create_database(template=pg_template)
     with Project.open(url) as opened:

@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from tests.conftest import qa_rows, write_jsonl
 from tests.pg import _writers
-from vendiscope.core.importing import import_dataset
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import vectors
 
 

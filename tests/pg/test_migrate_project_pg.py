@@ -13,14 +13,13 @@ from typer.testing import CliRunner
 from tests.conftest import qa_rows, write_jsonl
 from tests.core import _engine_plugins
 from vendiscope.cli._app import app
-from vendiscope.core import transfer
-from vendiscope.core.errors import ProjectError
-from vendiscope.core.featurizing import featurize_dataset
-from vendiscope.core.importing import import_dataset
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import PluginRegistry
-from vendiscope.core.project import Project
-from vendiscope.core.runs import fail_run, start_run
-from vendiscope.core.store import vectors
+from vendiscope.core.store import transfer, vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.runs import fail_run, start_run
+from vendiscope.core.vectors.featurizing import featurize_dataset
 
 runner = CliRunner()
 

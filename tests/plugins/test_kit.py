@@ -21,7 +21,7 @@ from vendiscope.api import (
     VectorSource,
     View,
 )
-from vendiscope.core.jobs import CancelToken, NullProgress
+from vendiscope.core.base.jobs import CancelToken, NullProgress
 from vendiscope.plugins.exporters.jsonl import JsonlExporter
 from vendiscope.plugins.importers.jsonl import JsonlImporter
 from vendiscope.testing import (

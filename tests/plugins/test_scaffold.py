@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from vendiscope.cli._app import app
-from vendiscope.core.errors import PluginError
+from vendiscope.core.base.errors import PluginError
 from vendiscope.core.plugins import PluginRegistry
 from vendiscope.core.plugins.scaffold import SCAFFOLD_KINDS, plugin_names, scaffold_plugin
 from vendiscope.testing import check_registered

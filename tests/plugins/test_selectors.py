@@ -8,7 +8,7 @@ import typing
 import numpy as np
 import pytest
 
-from vendiscope.core.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
+from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins import PluginRegistry, Selection, Selector
 from vendiscope.core.selection.dpp import greedy_dpp
 from vendiscope.core.selection.facility import facility_location

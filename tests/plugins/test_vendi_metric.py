@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from vendiscope.core import vendi as V
-from vendiscope.core import vendi_records as R
-from vendiscope.core.errors import PluginError
+from vendiscope.core.base.errors import PluginError
+from vendiscope.core.metrics import vendi as V
+from vendiscope.core.metrics import vendi_records as R
 from vendiscope.core.plugins import Metric, MetricResult, PluginRegistry
 from vendiscope.plugins.metrics.vendi import VendiMetric
 

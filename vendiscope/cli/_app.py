@@ -52,7 +52,7 @@ def _root(
 @reports_errors
 def new(project: ProjectArg) -> None:
     """Create a new, empty project file."""
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.create(project) as opened:
         console.print(f"created project [bold]{opened.location}[/]")
@@ -96,8 +96,8 @@ def import_(
     """Import a dataset (JSONL, JSON, CSV/TSV, Parquet, HF datasets folder, .txt folder)."""
     from vendiscope.cli import _views
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.importing import import_dataset, preview
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.importing import import_dataset, preview
+    from vendiscope.core.store.project import Project
 
     params = {}
     if param:
@@ -128,7 +128,7 @@ def import_(
 def datasets(project: ProjectArg, json: JsonOpt = False) -> None:
     """List the datasets of a project."""
     from vendiscope.cli import _views
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         _views.print_datasets(opened.datasets(), as_json=json)
@@ -146,7 +146,7 @@ def show(
 ) -> None:
     """Show a few records of a dataset."""
     from vendiscope.cli import _views
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         opened.dataset(dataset)
@@ -163,7 +163,7 @@ def stats(
 ) -> None:
     """Counts for a dataset: rows, exact duplicates, fields filled, sources, lengths."""
     from vendiscope.cli import _views
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         _views.print_stats(opened.stats(dataset), as_json=json, show_all=all_)
@@ -188,9 +188,9 @@ def export(
 ) -> None:
     """Export a dataset or subset in its original schema, with a manifest beside it."""
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.exporting import choose_exporter, export_dataset
+    from vendiscope.core.io.exporting import choose_exporter, export_dataset
     from vendiscope.core.plugins import default_registry
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     params = {}
     if param:
@@ -261,8 +261,8 @@ def demo(
     """Create (once) and summarise the bundled demo project."""
     from vendiscope.cli import _views
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.demo import DEMO_DATASET, ensure_demo_project
-    from vendiscope.core.project import Project
+    from vendiscope.core.io.demo import DEMO_DATASET, ensure_demo_project
+    from vendiscope.core.store.project import Project
 
     location = ensure_demo_project(path, progress=RichProgress())
     with Project.open(location) as opened:
@@ -279,7 +279,7 @@ def gui(
     theme: Annotated[str | None, typer.Option(help="Force a colour theme: light or dark.")] = None,
 ) -> None:
     """Open the desktop application (on PROJECT, the demo project, or the start page)."""
-    from vendiscope.core.errors import ProjectError
+    from vendiscope.core.base.errors import ProjectError
     from vendiscope.core.store.engine import is_url
 
     if project is not None and not is_url(project) and not Path(project).exists():

@@ -53,12 +53,12 @@ def gradients(
     the same command is run again (`vendiscope vectors` shows the command).
     """
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.featurizing import (
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.featurizing import (
         DEFAULT_FEATURIZER,
         estimate_features,
         featurize_dataset,
     )
-    from vendiscope.core.project import Project
 
     params = plugin_params("featurizer", DEFAULT_FEATURIZER, param)
     params["mode"] = mode
@@ -122,8 +122,8 @@ def score(
     """Score a dataset's diversity: the score, n, the effective number of distinct examples."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json, print_score
-    from vendiscope.core.project import Project
-    from vendiscope.core.scoring import KIND_FOR_METRIC, score_dataset
+    from vendiscope.core.metrics.scoring import KIND_FOR_METRIC, score_dataset
+    from vendiscope.core.store.project import Project
 
     params = plugin_params("metric", "vendi" if metric in KIND_FOR_METRIC else metric, param)
     if metric in ("gvendi", "vendi"):

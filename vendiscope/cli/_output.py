@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 
-from vendiscope.core.text import printable
+from vendiscope.core.base.text import printable
 
 
 class InertConsole(Console):
@@ -45,8 +45,8 @@ def reports_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from sqlalchemy.exc import DatabaseError
 
-        from vendiscope.core.errors import VendiscopeError
-        from vendiscope.core.jobs import Cancelled
+        from vendiscope.core.base.errors import VendiscopeError
+        from vendiscope.core.base.jobs import Cancelled
         from vendiscope.core.store import waiting
 
         forget = waiting.add_notice(_print_wait)

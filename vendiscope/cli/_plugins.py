@@ -54,7 +54,7 @@ def plugin_info(
     from rich.table import Table
 
     from vendiscope.cli._views import print_json
-    from vendiscope.core.errors import PluginError
+    from vendiscope.core.base.errors import PluginError
     from vendiscope.core.plugins import default_registry
 
     registry = default_registry()

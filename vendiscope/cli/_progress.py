@@ -1,4 +1,5 @@
-"""A :class:`vendiscope.core.jobs.Progress` on stderr: a rich bar on a terminal, lines otherwise.
+"""A :class:`~vendiscope.core.base.jobs.Progress` on stderr: a rich bar on a terminal, lines
+otherwise.
 
 On a terminal it draws a live bar with the count, the rate and the time left. Without one
 (output redirected to a log file, a CI job, ``nohup``) a live bar prints nothing at all, so
@@ -8,7 +9,7 @@ measured, then one every :data:`PLAIN_INTERVAL_S` seconds or :data:`PLAIN_STEP` 
 
     Features of demo (gradients/fast): 120/300 records (40%), 1.9 records/s, eta 0:01:35
 
-The rate and the time left come from :class:`~vendiscope.core.jobs.RateMeter`: from the
+The rate and the time left come from :class:`~vendiscope.core.base.jobs.RateMeter`: from the
 first completed step on (rich's own time-remaining column waits for a 30-second window of
 updates, which a job reporting once per batch of half a minute never fills).
 
@@ -37,7 +38,7 @@ from rich.progress import (
 from rich.text import Text
 
 from vendiscope.cli._output import errors
-from vendiscope.core.jobs import RateMeter, format_eta
+from vendiscope.core.base.jobs import RateMeter, format_eta
 
 ENV_PROGRESS = "VENDISCOPE_PROGRESS"
 MODES = ("bar", "lines", "off")

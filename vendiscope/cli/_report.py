@@ -33,8 +33,8 @@ def map_(
     """Compute a 2-D map of a dataset (UMAP on FAISS neighbours, or PCA) and store it."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json
-    from vendiscope.core.maps import map_dataset
-    from vendiscope.core.project import Project
+    from vendiscope.core.maps.jobs import map_dataset
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         report = map_dataset(
@@ -100,17 +100,17 @@ def view(
     import json as jsonlib
 
     from vendiscope.cli._output import plugin_params
-    from vendiscope.core.atomic import atomic_path, check_destination
+    from vendiscope.core.base.atomic import atomic_path, check_destination
     from vendiscope.core.plugins import default_registry
-    from vendiscope.core.project import Project
-    from vendiscope.core.render import save_chart
-    from vendiscope.core.viewdata import ViewData
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.views.data import ViewData
+    from vendiscope.core.views.render import save_chart
 
     registry = default_registry()
     params = plugin_params("view", name, param) if param else {}
     suffix = output.suffix.lower()
     if suffix not in (".png", ".svg", ".json"):
-        from vendiscope.core.errors import ExportError
+        from vendiscope.core.base.errors import ExportError
 
         raise ExportError(f"{output}: use .png, .svg or .json")
     check_destination(output, force=force)
@@ -175,8 +175,8 @@ def report(
 ) -> None:
     """Write a self-contained diversity audit of a dataset (one HTML file, or JSON)."""
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.project import Project
-    from vendiscope.core.report import COMPUTE_STEPS, write_report
+    from vendiscope.core.report.build import COMPUTE_STEPS, write_report
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         result = write_report(

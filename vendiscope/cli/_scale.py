@@ -41,7 +41,7 @@ def engine_choice(
     engine: str | None, address: str | None, workers: int | None, gpus: float | None
 ) -> Any:
     """The engine the options name (an error names an option that does not fit)."""
-    from vendiscope.core.engines import get_engine
+    from vendiscope.core.vectors.engines import get_engine
 
     return get_engine(engine, address=address, workers=workers, gpus_per_worker=gpus)
 
@@ -64,7 +64,7 @@ def migrate_project(
 
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json
-    from vendiscope.core.transfer import copy_project
+    from vendiscope.core.store.transfer import copy_project
 
     report = copy_project(source, target, force=force, progress=RichProgress())
     if json:

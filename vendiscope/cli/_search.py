@@ -52,13 +52,13 @@ def neighbors(
 ) -> None:
     """The records most similar to a record, a text, or each of a batch of vectors."""
     from vendiscope.cli._views import print_json
-    from vendiscope.core.neighbors import (
+    from vendiscope.core.neighbors.search import (
         neighbors_of_records,
         neighbors_of_text,
         records_at,
         resolve_vector_set,
     )
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     if sum(x is not None for x in (record, text, queries)) != 1:
         errors.print(
@@ -137,8 +137,8 @@ def near_dups(
     """Find groups of near-duplicate records (cosine similarity >= threshold)."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json
-    from vendiscope.core.neighbors import find_near_duplicates, records_at
-    from vendiscope.core.project import Project
+    from vendiscope.core.neighbors.search import find_near_duplicates, records_at
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         report = find_near_duplicates(
@@ -232,9 +232,9 @@ def coverage(
 
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json
-    from vendiscope.core.neighbors import coverage as compute_coverage
-    from vendiscope.core.neighbors import records_at
-    from vendiscope.core.project import Project
+    from vendiscope.core.neighbors.search import coverage as compute_coverage
+    from vendiscope.core.neighbors.search import records_at
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         report = compute_coverage(
@@ -306,8 +306,8 @@ def _batch_neighbors(opened: Any, dataset: str, vector_set: str, queries: Path, 
     import numpy as np
 
     from vendiscope.cli._views import print_json
-    from vendiscope.core.errors import InputError, Location
-    from vendiscope.core.neighbors import neighbors_of_vectors
+    from vendiscope.core.base.errors import InputError, Location
+    from vendiscope.core.neighbors.search import neighbors_of_vectors
 
     try:
         matrix = np.load(queries, allow_pickle=False)

@@ -52,8 +52,8 @@ def select(
     """Choose the most diverse K records and save them as a subset, with their curve."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json
-    from vendiscope.core.project import Project
-    from vendiscope.core.selecting import select_dataset
+    from vendiscope.core.selection.job import select_dataset
+    from vendiscope.core.store.project import Project
 
     params = plugin_params("selector", method, param)
     if seed is not None:
@@ -113,9 +113,9 @@ def clusters(
     from vendiscope.cli._output import shorten
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json
-    from vendiscope.core.gaps import cluster_dataset
-    from vendiscope.core.neighbors import records_at
-    from vendiscope.core.project import Project
+    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.neighbors.search import records_at
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         report = cluster_dataset(
@@ -166,8 +166,8 @@ def filter_candidates_(
     """Keep only candidates that land in the pool's sparse clusters (Prismatic filter)."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.cli._views import print_json
-    from vendiscope.core.gaps import filter_candidates
-    from vendiscope.core.project import Project
+    from vendiscope.core.gaps.jobs import filter_candidates
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         report = filter_candidates(

@@ -26,7 +26,7 @@ OverwriteOpt = Annotated[bool, typer.Option(help="Replace a subset of that name.
 def list_(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False) -> None:
     """The subsets of a dataset with their size and the run that made them."""
     from vendiscope.cli._views import print_json
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         found = opened.subsets(dataset)
@@ -51,9 +51,9 @@ def show(
 ) -> None:
     """A subset's members in rank order, with their marginal gain."""
     from vendiscope.cli._views import print_json
-    from vendiscope.core import subsets
-    from vendiscope.core.neighbors import records_at
-    from vendiscope.core.project import Project
+    from vendiscope.core.neighbors.search import records_at
+    from vendiscope.core.store import subsets
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         info = opened.subset(dataset, name)
@@ -94,10 +94,10 @@ def create(
     overwrite: OverwriteOpt = False,
 ) -> None:
     """Create a subset from a list of ids or positions, or from a filter."""
-    from vendiscope.core import subsets
-    from vendiscope.core.errors import ProjectError
-    from vendiscope.core.filters import RecordFilter, ScoreCondition
-    from vendiscope.core.project import Project
+    from vendiscope.core.base.errors import ProjectError
+    from vendiscope.core.store import subsets
+    from vendiscope.core.store.filters import RecordFilter, ScoreCondition
+    from vendiscope.core.store.project import Project
 
     filtered = contains is not None or source is not None or bool(where)
     if sum([ids is not None, positions is not None, filtered]) != 1:
@@ -119,7 +119,7 @@ def create(
 
 
 def _read(path: Path) -> list[str]:
-    from vendiscope.core.errors import InputError, Location
+    from vendiscope.core.base.errors import InputError, Location
 
     try:
         return path.read_text(encoding="utf-8").splitlines()
@@ -132,7 +132,7 @@ def _lines(path: Path) -> list[str]:
 
 
 def _positions(path: Path) -> list[int]:
-    from vendiscope.core.errors import InputError, Location
+    from vendiscope.core.base.errors import InputError, Location
 
     values = []
     for number, line in enumerate(_read(path), 1):
@@ -158,8 +158,8 @@ def combine(
     overwrite: OverwriteOpt = False,
 ) -> None:
     """Union, intersection or difference (first minus the others) of subsets."""
-    from vendiscope.core import subsets
-    from vendiscope.core.project import Project
+    from vendiscope.core.store import subsets
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         info = subsets.combine(opened, dataset, operation, names, into, overwrite=overwrite)
@@ -170,8 +170,8 @@ def combine(
 @reports_errors
 def delete(project: ProjectArg, dataset: DatasetArg, name: NameArg) -> None:
     """Delete a subset (its records stay in the dataset)."""
-    from vendiscope.core import subsets
-    from vendiscope.core.project import Project
+    from vendiscope.core.store import subsets
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         subsets.delete_subset(opened, dataset, name)

@@ -58,13 +58,13 @@ def embed(
 ) -> None:
     """Compute sentence embeddings for a dataset (resumes an interrupted run)."""
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.embedding import embed_dataset, estimate_embedding
+    from vendiscope.core.vectors.embedding import embed_dataset, estimate_embedding
 
     params = plugin_params("embedder", embedder, param)
     for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
         if value is not None:
             params[key] = value
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     if estimate:
         with Project.open(project) as opened:
@@ -116,8 +116,8 @@ def list_vectors(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False
     from rich.table import Table
 
     from vendiscope.cli._views import print_json
-    from vendiscope.core.project import Project
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         sets = vectors.list_sets(opened, dataset)

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from vendiscope.cli._output import console, count_range, cut_rows, print_hidden, shorten
-from vendiscope.core.fields import FieldMapping
+from vendiscope.core.io.fields import FieldMapping
 
 
 def print_json(value: Any) -> None:
@@ -28,7 +28,7 @@ def _finite(value: Any) -> Any:
 
 
 def print_preview(preview: Any, overrides: list[str]) -> None:
-    from vendiscope.core.fields import parse_assignments
+    from vendiscope.core.io.fields import parse_assignments
 
     console.print(f"format: [bold]{preview.importer}[/]")
     if preview.info.columns:
@@ -310,7 +310,7 @@ def print_score(
         )
         unscored = [r for r in rows if r[2] is None]
         if unscored:
-            from vendiscope.core.scoring import MIN_SOURCE_ROWS
+            from vendiscope.core.metrics.scoring import MIN_SOURCE_ROWS
 
             many = len(unscored) > 1
             console.print(

@@ -3,13 +3,13 @@
 Usable from scripts, notebooks, the CLI and distributed workers alike.
 """
 
-from vendiscope.core.errors import (
+from vendiscope.core.base.errors import (
     InputError,
     PluginError,
     ProjectError,
     VendiscopeError,
 )
-from vendiscope.core.jobs import Cancelled, CancelToken, NullProgress, Progress
+from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, Progress
 
 __all__ = [
     "CancelToken",

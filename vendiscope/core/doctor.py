@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from vendiscope import __version__
-from vendiscope.core import bundled_models
+from vendiscope.core.vectors import bundled_models
 
 PACKAGES = (
     "sqlalchemy",
@@ -93,11 +93,11 @@ def project_report(location: str) -> dict[str, Any]:
     The checks run read-only on the file itself, so a project that no longer opens is
     still diagnosed; a database URL (PostgreSQL) enforces its constraints itself.
     """
-    from vendiscope.core.errors import ProjectError
-    from vendiscope.core.project import Project
-    from vendiscope.core.runs import close_interrupted_runs
+    from vendiscope.core.base.errors import ProjectError
     from vendiscope.core.store.engine import is_url
     from vendiscope.core.store.health import check_project_file
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.store.runs import close_interrupted_runs
 
     info: dict[str, Any] = {"location": location}
     if not is_url(location):

@@ -39,7 +39,7 @@ def create_app(argv: list[str] | None = None, theme: str | None = None) -> QAppl
     return app  # type: ignore[return-value]
 
 
-WARM_UP = ("vendiscope.core.project", "vendiscope.core.importing", "numpy", "superqt")
+WARM_UP = ("vendiscope.core.store.project", "vendiscope.core.io.importing", "numpy", "superqt")
 """Imported on a background thread once the window is up, so opening a project is quick."""
 
 

@@ -1,4 +1,4 @@
-"""One interactive renderer for every chart description (:mod:`vendiscope.core.charts`).
+"""One interactive renderer for every chart description (:mod:`vendiscope.core.views.charts`).
 
 A view plugin returns plain data; this widget draws any valid description with pyqtgraph —
 ``scatter`` (through the map's point cloud: any number of points, hover, click), ``line``,
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.charts import DEFAULT_BINS, validate_chart
+from vendiscope.core.views.charts import DEFAULT_BINS, validate_chart
 from vendiscope.gui import palettes
 from vendiscope.gui.legend import CategoryLegend, ColorBar, LegendEntry, SeriesLegend
 from vendiscope.gui.map_canvas import MapCanvas, style_axes

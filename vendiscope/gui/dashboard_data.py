@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.models import RunInfo
+from vendiscope.core.store.models import RunInfo
 from vendiscope.gui.tasks import opened
 
 if TYPE_CHECKING:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
 METRICS = {"gvendi": "G-Vendi", "vendi": "Embedding-Vendi"}
 
@@ -160,7 +160,7 @@ def _near_duplicates(runs: list[RunInfo]) -> NearDuplicateSummary | None:
 
 def _clusters(project: Project, dataset: str, listed: int = 12) -> ClusterSummary | None:
     """The latest clustering run with example records of its smallest sparse clusters."""
-    from vendiscope.core.viewdata import NotComputed, cluster_table, sparse_cluster_examples
+    from vendiscope.core.views.data import NotComputed, cluster_table, sparse_cluster_examples
 
     try:
         table = cluster_table(project, dataset)

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from vendiscope.core.models import DatasetInfo
+from vendiscope.core.store.models import DatasetInfo
 
 if TYPE_CHECKING:
-    from vendiscope.core.project import Project
     from vendiscope.core.store.health import StoreFailure
+    from vendiscope.core.store.project import Project
 
 
 class ProjectDocument(QObject):
@@ -48,7 +48,7 @@ class ProjectDocument(QObject):
 
     def open(self, location: str, *, create: bool = False) -> None:
         """Open (or create) a project; raises ProjectError with a readable message."""
-        from vendiscope.core.project import Project  # SQLAlchemy loads here, not at start-up
+        from vendiscope.core.store.project import Project  # SQLAlchemy loads here, not at start-up
 
         project = Project.create(location) if create else Project.open(location)
         self.close()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.errors import VendiscopeError
+from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.store.health import store_failure
 from vendiscope.gui.style import monospace_font
 from vendiscope.gui.text import markup, plain_label, rich_label

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
 
 if TYPE_CHECKING:
     from vendiscope.core.store.vectors import VectorSetInfo
@@ -40,7 +40,7 @@ def measure(
     params = dict(options.get("params") or {})
     with opened(location) as project:
         if step == "featurize":
-            from vendiscope.core.featurizing import estimate_features
+            from vendiscope.core.vectors.featurizing import estimate_features
 
             found = estimate_features(
                 project,
@@ -51,7 +51,7 @@ def measure(
                 cancel=cancel,
             )
         else:
-            from vendiscope.core.embedding import estimate_embedding
+            from vendiscope.core.vectors.embedding import estimate_embedding
 
             found = estimate_embedding(
                 project,

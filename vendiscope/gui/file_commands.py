@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
-from vendiscope.core.errors import VendiscopeError
+from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.gui import tasks
 from vendiscope.gui.error_dialog import ErrorDialog
 from vendiscope.gui.export_dialog import ExportDialog
@@ -72,7 +72,7 @@ class FileCommands(QObject):
 
         The demo opens on its story: records, dashboard, map and selection workbench.
         """
-        from vendiscope.core.demo import default_demo_project
+        from vendiscope.core.io.demo import default_demo_project
 
         path = self.demo_path or default_demo_project()
         if path.exists():
@@ -89,7 +89,7 @@ class FileCommands(QObject):
             self._open_story(job.result.data["location"])
 
     def _open_story(self, location: str) -> None:
-        from vendiscope.core.demo import DEMO_DATASET
+        from vendiscope.core.io.demo import DEMO_DATASET
 
         if self.open_location(location) and self.window.document.dataset(DEMO_DATASET):
             self.window.show_story(DEMO_DATASET)

@@ -1,6 +1,6 @@
 """The import dialog: pick files, preview them, check the detected mapping, import as jobs.
 
-The preview (core :func:`~vendiscope.core.importing.preview`) is read in the background; the
+The preview (core :func:`~vendiscope.core.io.importing.preview`) is read in the background; the
 import itself runs as a job (it appears in the jobs panel too). The dialog stays open while
 its imports run, so an importer error (file, line, field) is shown right here, next to the
 mapping that caused it.
@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vendiscope.core.io.sources import default_name
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
-from vendiscope.core.sources import default_name
 from vendiscope.gui import tasks
 from vendiscope.gui.background import Loader
 from vendiscope.gui.document import ProjectDocument
@@ -40,7 +40,7 @@ from vendiscope.gui.style import error_palette
 from vendiscope.gui.text import plain_label, plain_tip
 
 if TYPE_CHECKING:
-    from vendiscope.core.sources import Preview
+    from vendiscope.core.io.sources import Preview
 
 FILE_FILTER = (
     "Data files (*.jsonl *.ndjson *.jsonl.gz *.json *.csv *.tsv *.tab *.parquet *.pq);;"

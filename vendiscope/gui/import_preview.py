@@ -17,15 +17,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.errors import VendiscopeError
-from vendiscope.core.sources import preview
+from vendiscope.core.base.errors import VendiscopeError
+from vendiscope.core.io.sources import preview
 from vendiscope.gui.mapping_editor import MappingEditor
 from vendiscope.gui.preview_tables import RowsModel, mapped_table, raw_table, source_columns
 from vendiscope.gui.progress import format_amount
 from vendiscope.gui.text import markup, rich_label
 
 if TYPE_CHECKING:
-    from vendiscope.core.sources import Preview
+    from vendiscope.core.io.sources import Preview
 
 PREVIEW_ROWS = 20
 
@@ -63,7 +63,7 @@ def detected_layout(choice: FileChoice) -> str:
 
 
 class SourcePreview(QWidget):
-    """Shows a :class:`~vendiscope.core.sources.Preview`; the user edits the mapping here."""
+    """Shows a :class:`~vendiscope.core.io.sources.Preview`; the user edits the mapping here."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

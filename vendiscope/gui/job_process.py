@@ -15,7 +15,8 @@ goes on; shown as the job's description), and then ``("result", value)`` or ``("
 pickled exception, message, traceback)`` to the original stdout; anything libraries print
 goes to stderr.
 
-Cancel reaches the child at once (the token's :meth:`~vendiscope.core.jobs.CancelToken.on_cancel`
+Cancel reaches the child at once (the token's
+:meth:`~vendiscope.core.base.jobs.CancelToken.on_cancel`
 writes the byte; no polling), and the job stops at its next check: model jobs check between
 batches and inside them. A child that has not ended :data:`CANCEL_GRACE_S` after a cancel
 (stuck in native code, or a plugin that ignores the cancel) is terminated, and killed
@@ -23,7 +24,7 @@ batches and inside them. A child that has not ended :data:`CANCEL_GRACE_S` after
 interrupted and resumable.
 
 The child also reports the runs it opens and closes (``("run", event, run)`` frames, from
-:mod:`vendiscope.core.run_watch`): when it ends with runs open — a plugin ended the
+:mod:`vendiscope.core.store.run_watch`): when it ends with runs open — a plugin ended the
 process, a crash, the kill after a cancel — the parent names them in its error and marks
 them interrupted.
 
@@ -46,7 +47,7 @@ import time
 import traceback
 from typing import IO, Any
 
-from vendiscope.core.jobs import Cancelled, CancelToken, Progress
+from vendiscope.core.base.jobs import Cancelled, CancelToken, Progress
 
 UPDATE_INTERVAL_S = 0.02
 CANCEL_GRACE_S = 4.0
@@ -197,8 +198,8 @@ def _close_runs(open_runs: dict[tuple[str, int], str]) -> str:
     """Mark the runs a dead child left open interrupted; the words naming them, or ``""``."""
     if not open_runs:
         return ""
-    from vendiscope.core.project import Project
-    from vendiscope.core.runs import close_interrupted_runs
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.store.runs import close_interrupted_runs
 
     for location in {location for location, _ in open_runs}:
         ids = [run_id for where, run_id in open_runs if where == location]
@@ -301,8 +302,7 @@ def _child_main() -> int:
 
     threading.Thread(target=watch_parent, name="job-parent-watch", daemon=True).start()
     progress = _PipeProgress(answers)
-    from vendiscope.core import run_watch
-    from vendiscope.core.store import waiting
+    from vendiscope.core.store import run_watch, waiting
 
     run_watch.add_listener(lambda event, run: progress._send("run", event, run))
     waiting.add_notice(lambda message: progress._send("notice", message))

@@ -1,7 +1,7 @@
 """Jobs: core functions run on worker threads, one at a time, with progress and cancel.
 
 A job is a plain function called as ``func(*args, progress=..., cancel=..., **kwargs)`` (see
-:mod:`vendiscope.gui.tasks`): it opens its own :class:`~vendiscope.core.project.Project` in
+:mod:`vendiscope.gui.tasks`): it opens its own :class:`~vendiscope.core.store.project.Project` in
 the worker thread, so no SQLite connection ever crosses threads. Jobs that write to the
 project run one after another (SQLite has one writer); the rest wait in the queue.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
-from vendiscope.core.jobs import Cancelled, CancelToken
+from vendiscope.core.base.jobs import Cancelled, CancelToken
 from vendiscope.gui.progress import ProgressState, QtProgress, RateEstimator
 
 

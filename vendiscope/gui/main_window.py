@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
         """The job manager's gate: no job touches a project whose file failed."""
         if job.kind == "demo" or self.document.failure is None:
             return None
-        from vendiscope.core.errors import ProjectError
+        from vendiscope.core.base.errors import ProjectError
 
         job.setProperty("refused", True)
         return ProjectError(self.document.failure)

@@ -16,7 +16,7 @@ from vendiscope.gui.tasks import opened
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
 MAX_CATEGORIES = 20
 """Sources (and the like) beyond the largest this many are drawn as one '(other)' colour."""
@@ -111,7 +111,7 @@ def _score_title(info: Any, run: Any) -> str:
 
 def load_map(location: str, dataset: str, name: str | None = None) -> MapData | None:
     """The named map, or the latest complete one; ``None`` when the dataset has no map."""
-    from vendiscope.core.maps import latest_map
+    from vendiscope.core.maps.jobs import latest_map
     from vendiscope.core.store import vectors
 
     with opened(location) as project:
@@ -148,7 +148,7 @@ def colouring_of(project: Project, dataset: str, by: str, key: str | None = None
     if by in ("cluster", "sparse"):
         return _clusters(project, dataset, by)
     if by == "source":
-        from vendiscope.core.viewdata import record_sources
+        from vendiscope.core.views.data import record_sources
 
         return _categories(by, None, "source", record_sources(project, dataset))
     if by == "score":
@@ -167,7 +167,7 @@ def colouring_of(project: Project, dataset: str, by: str, key: str | None = None
             high = low + 1.0
         return Colouring(by, key, key, values=values, low=low, high=high)
     if by == "subset":
-        from vendiscope.core import subsets
+        from vendiscope.core.store import subsets
 
         if key is None:
             raise ValueError("colouring by subset needs the subset's name")
@@ -187,7 +187,7 @@ def colouring_of(project: Project, dataset: str, by: str, key: str | None = None
 def _clusters(project: Project, dataset: str, by: str) -> Colouring:
     import numpy as np
 
-    from vendiscope.core.gaps import cluster_labels, latest_cluster_run
+    from vendiscope.core.gaps.jobs import cluster_labels, latest_cluster_run
 
     run = latest_cluster_run(project, dataset)
     labels = cluster_labels(project, dataset, run).astype(np.int32)

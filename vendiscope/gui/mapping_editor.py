@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QWidget
 
-from vendiscope.core.fields import ROLES, FieldMapping
+from vendiscope.core.io.fields import ROLES, FieldMapping
 
 NONE_TEXT = "(none)"
 ROLE_HELP = {

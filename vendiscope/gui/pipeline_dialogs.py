@@ -382,7 +382,7 @@ class NearDuplicatesDialog(OptionsDialog):
         self._threshold_changed(self.threshold.value())
 
     def _threshold_changed(self, value: float) -> None:
-        from vendiscope.core.neighbors import near_duplicate_subset_name
+        from vendiscope.core.neighbors.search import near_duplicate_subset_name
 
         exists = near_duplicate_subset_name(value) in self.subsets
         self.overwrite.setChecked(exists)

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.errors import PluginError, PluginRuntimeError, VendiscopeError
+from vendiscope.core.base.errors import PluginError, PluginRuntimeError, VendiscopeError
 from vendiscope.core.plugins.params import FromProject
 from vendiscope.gui import tasks
 from vendiscope.gui.background import Loader

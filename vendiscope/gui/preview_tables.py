@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from vendiscope.core.fields import ROLES, FieldMapping, MappingError, as_text
+from vendiscope.core.io.fields import ROLES, FieldMapping, MappingError, as_text
 from vendiscope.gui.text import plain_tip
 
 CELL_CHARS = 160

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from vendiscope.core.jobs import RateMeter
+from vendiscope.core.base.jobs import RateMeter
 
 MIN_INTERVAL_S = 0.05
 """At most 20 progress signals per second per job."""
@@ -57,7 +57,7 @@ class RateEstimator(RateMeter):
 
 
 class QtProgress(QObject):
-    """A :class:`vendiscope.core.jobs.Progress` whose updates arrive as Qt signals.
+    """A :class:`vendiscope.core.base.jobs.Progress` whose updates arrive as Qt signals.
 
     Create it in the GUI thread; call ``start``/``update``/``finish`` from any thread.
     """

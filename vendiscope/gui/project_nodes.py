@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.models import DatasetInfo, RunInfo
+from vendiscope.core.store.models import DatasetInfo, RunInfo
 
 if TYPE_CHECKING:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
 
 @dataclass
@@ -115,7 +115,7 @@ def vector_set_nodes(project: Project, info: DatasetInfo) -> list[Node]:
 
 
 def run_nodes(project: Project, info: DatasetInfo) -> list[Node]:
-    from vendiscope.core.runs import interrupted_runs
+    from vendiscope.core.store.runs import interrupted_runs
 
     gone = {run_id for run_id, _kind, _who in interrupted_runs(project)}
     children = [

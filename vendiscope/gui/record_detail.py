@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.models import RecordRow
+from vendiscope.core.store.models import RecordRow
 from vendiscope.gui.style import monospace_font
 from vendiscope.gui.text import plain_label, plain_tip
 

@@ -13,7 +13,7 @@ from html import escape
 
 from PySide6.QtCore import QObject, Signal
 
-from vendiscope.core.models import RecordRow
+from vendiscope.core.store.models import RecordRow
 from vendiscope.gui.document import ProjectDocument
 
 

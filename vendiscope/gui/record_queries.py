@@ -14,7 +14,7 @@ from vendiscope.gui.tasks import opened
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.models import RunInfo
+    from vendiscope.core.store.models import RunInfo
 
 MAX_SCORE_COLUMNS = 4
 METRIC_LABELS = {"gvendi": "G-Vendi", "vendi": "embedding-Vendi"}
@@ -85,7 +85,7 @@ def filter_positions(
     """Positions (ascending) of records containing ``text`` and from ``source`` (if given)."""
     import numpy as np
 
-    from vendiscope.core.filters import RecordFilter, matching_positions
+    from vendiscope.core.store.filters import RecordFilter, matching_positions
 
     with opened(location) as project:
         found = matching_positions(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from vendiscope.core.models import RecordRow
+from vendiscope.core.store.models import RecordRow
 from vendiscope.gui.document import ProjectDocument
 from vendiscope.gui.record_queries import ScoreColumn
 from vendiscope.gui.text import plain_tip
@@ -141,7 +141,7 @@ class RecordsTableModel(QAbstractTableModel):
         if self._order is None:
             page = project.records(self.dataset, start, stop - start)
         else:
-            from vendiscope.core.neighbors import records_at
+            from vendiscope.core.neighbors.search import records_at
 
             wanted = [int(p) for p in self._order[start:stop]]
             found = records_at(project, self.dataset, wanted)

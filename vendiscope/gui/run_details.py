@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.models import RunInfo
+from vendiscope.core.store.models import RunInfo
 from vendiscope.gui.project_nodes import run_label
 from vendiscope.gui.style import monospace_font
 from vendiscope.gui.text import markup, rich_label

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.gui.tasks import opened
 
 if TYPE_CHECKING:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
 KIND_TITLES = {"gradient": "G-Vendi", "embedding": "embedding-Vendi"}
 FIELD_SAMPLE = 20
@@ -68,7 +68,7 @@ def workbench_state(location: str, dataset: str) -> WorkbenchState:
 
 def state_of(project: Project, dataset: str) -> WorkbenchState:
     from vendiscope.core.store import vectors
-    from vendiscope.core.viewdata import selection_runs
+    from vendiscope.core.views.data import selection_runs
 
     complete = vectors.complete_sets(project, dataset)
     preference = {"gradient": 0, "embedding": 1, "feature": 2}

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.errors import VendiscopeError
+from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.plugins.params import ParamError
 from vendiscope.gui.icons import icon
 from vendiscope.gui.param_form import ParamForm

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
 
 if TYPE_CHECKING:
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class TaskResult:
 @contextmanager
 def opened(location: str) -> Iterator[Project]:
     """The project at ``location``, opened in the calling thread and closed afterwards."""
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
     project = Project.open(location)
     try:
@@ -42,7 +42,7 @@ def opened(location: str) -> Iterator[Project]:
 
 def build_demo(path: str | None, *, progress: Progress, cancel: CancelToken) -> TaskResult:
     """Create the demo project (once) from the bundled dataset."""
-    from vendiscope.core.demo import ensure_demo_project
+    from vendiscope.core.io.demo import ensure_demo_project
 
     location = ensure_demo_project(Path(path) if path else None, progress=progress)
     return TaskResult(f"Demo project ready: {location}", {"location": str(location)})
@@ -61,8 +61,8 @@ def import_file(
     cancel: CancelToken,
 ) -> TaskResult:
     """Import one file or folder as a new dataset (all rows or none)."""
-    from vendiscope.core.fields import FieldMapping
-    from vendiscope.core.importing import import_dataset
+    from vendiscope.core.io.fields import FieldMapping
+    from vendiscope.core.io.importing import import_dataset
 
     with opened(location) as project:
         result = import_dataset(
@@ -96,7 +96,7 @@ def embed(
     cancel: CancelToken,
 ) -> TaskResult:
     """Sentence embeddings of a dataset (resumes an interrupted vector set)."""
-    from vendiscope.core.embedding import embed_dataset
+    from vendiscope.core.vectors.embedding import embed_dataset
 
     extra = {"chunk_rows": chunk_rows} if chunk_rows else {}
     with opened(location) as project:
@@ -124,7 +124,7 @@ def featurize(
     cancel: CancelToken,
 ) -> TaskResult:
     """Proxy-LM gradient features (the vectors of G-Vendi)."""
-    from vendiscope.core.featurizing import featurize_dataset
+    from vendiscope.core.vectors.featurizing import featurize_dataset
 
     extra = {"chunk_rows": chunk_rows} if chunk_rows else {}
     with opened(location) as project:
@@ -145,7 +145,7 @@ def score(
     cancel: CancelToken,
 ) -> TaskResult:
     """G-Vendi (``gvendi``) or embedding-Vendi (``vendi``) of a dataset, recorded as a run."""
-    from vendiscope.core.scoring import score_dataset
+    from vendiscope.core.metrics.scoring import score_dataset
 
     with opened(location) as project:
         result = score_dataset(
@@ -176,7 +176,7 @@ def near_duplicates(
     cancel: CancelToken,
 ) -> TaskResult:
     """Near-duplicate groups over an embedding set; the redundant records saved as a subset."""
-    from vendiscope.core.neighbors import find_near_duplicates
+    from vendiscope.core.neighbors.search import find_near_duplicates
 
     with opened(location) as project:
         report = find_near_duplicates(
@@ -208,7 +208,7 @@ def export(
     cancel: CancelToken,
 ) -> TaskResult:
     """Export a dataset (or one of its subsets) with its provenance manifest."""
-    from vendiscope.core.exporting import export_dataset
+    from vendiscope.core.io.exporting import export_dataset
 
     with opened(location) as project:
         result = export_dataset(
@@ -240,7 +240,7 @@ def compute_map(
     cancel: CancelToken,
 ) -> TaskResult:
     """A 2-D map (UMAP or PCA) of a vector set, stored as ``map/METHOD/run-N``."""
-    from vendiscope.core.maps import map_dataset
+    from vendiscope.core.maps.jobs import map_dataset
 
     with opened(location) as project:
         report = map_dataset(
@@ -273,7 +273,7 @@ def cluster(
     cancel: CancelToken,
 ) -> TaskResult:
     """Spherical k-means clusters; the sparse (under-represented) ones marked."""
-    from vendiscope.core.gaps import cluster_dataset
+    from vendiscope.core.gaps.jobs import cluster_dataset
 
     with opened(location) as project:
         report = cluster_dataset(
@@ -308,7 +308,7 @@ def select(
     cancel: CancelToken,
 ) -> TaskResult:
     """A selection of ``k`` records by a selector plugin, saved as a subset with its curves."""
-    from vendiscope.core.selecting import select_dataset
+    from vendiscope.core.selection.job import select_dataset
 
     with opened(location) as project:
         report = select_dataset(
@@ -345,7 +345,7 @@ def save_subset(
     cancel: CancelToken,
 ) -> TaskResult:
     """Save records chosen by position (a selection on the map) as a new subset."""
-    from vendiscope.core.subsets import from_positions
+    from vendiscope.core.store.subsets import from_positions
 
     with opened(location) as project:
         info = from_positions(project, dataset, name, positions, description=description)
@@ -363,7 +363,7 @@ def copy_subset(
     cancel: CancelToken,
 ) -> TaskResult:
     """Save a subset under a new name, keeping its ranks, gains and the run that made it."""
-    from vendiscope.core import subsets
+    from vendiscope.core.store import subsets
 
     with opened(location) as project:
         original = project.subset(dataset, source)
@@ -393,7 +393,7 @@ def build_view(
     recorded, so the Plugins window lists the view as failed when run.
     """
     from vendiscope.core.plugins.registry import default_registry
-    from vendiscope.core.viewdata import ViewData
+    from vendiscope.core.views.data import ViewData
 
     registry = registry or default_registry()
     with opened(location) as project:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vendiscope.core.errors import VendiscopeError
+from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.plugins.interfaces import BadRow, SourceInfo, SourceRow
 from vendiscope.core.plugins.runtime import result_problem
 from vendiscope.testing._subject import Subject

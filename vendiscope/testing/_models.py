@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from vendiscope.core.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
+from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.runtime import result_problem
 from vendiscope.testing._subject import Subject, result_or_value_error
 

@@ -14,8 +14,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from vendiscope.core.charts import validate_chart
-from vendiscope.core.errors import VendiscopeError
+from vendiscope.core.base.errors import VendiscopeError
+from vendiscope.core.views.charts import validate_chart
 from vendiscope.testing._subject import Subject, same_structure
 
 

@@ -24,17 +24,17 @@ def sample_rows(n: int = 24) -> list[dict[str, Any]]:
 
 
 def sample_project(folder: Path, n: int = 24) -> Any:
-    """An open :class:`~vendiscope.core.project.Project` in ``folder`` holding dataset
+    """An open :class:`~vendiscope.core.store.project.Project` in ``folder`` holding dataset
     ``"sample"`` (``n`` records from three sources), the embedding vector set
     ``"sample/embedding"`` (random unit rows, seed 0) and a complete ``vendi`` score of it.
     The caller closes it.
     """
     import numpy as np
 
-    from vendiscope.core.importing import import_dataset
-    from vendiscope.core.project import Project
-    from vendiscope.core.scoring import score_dataset
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.metrics.scoring import score_dataset
     from vendiscope.core.store import vectors
+    from vendiscope.core.store.project import Project
 
     source = folder / "sample.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in sample_rows(n)), encoding="utf-8")

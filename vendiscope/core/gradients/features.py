@@ -21,7 +21,8 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.errors import InputError, PluginError
+from vendiscope.core.base.errors import InputError, PluginError
+from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, representative_order
 from vendiscope.core.gradients.batches import collate, length_buckets, pad_token_id
 from vendiscope.core.gradients.exact import project_exact
 from vendiscope.core.gradients.logra import LoGra
@@ -32,7 +33,6 @@ from vendiscope.core.gradients.proxy import (
 )
 from vendiscope.core.gradients.render import Encoded, encode_examples, has_chat_template
 from vendiscope.core.gradients.sketch import Projector
-from vendiscope.core.jobs import CancelToken, NullProgress, Progress, representative_order
 
 if TYPE_CHECKING:
     import numpy as np
@@ -216,7 +216,7 @@ class GradientEngine:
 def cancel_checks(model: Any, cancel: CancelToken, *, backward: bool = True) -> Iterator[None]:
     """While active, ``cancel`` is checked as each transformer block runs forward and backward.
 
-    A cancelled token raises :class:`~vendiscope.core.jobs.Cancelled` from a hook; it
+    A cancelled token raises :class:`~vendiscope.core.base.jobs.Cancelled` from a hook; it
     propagates out of the forward pass or ``backward()`` as itself, the hooks of the gradient
     modes are removed by their own ``finally`` blocks, and the model is left as it was.
     ``backward=False`` checks in the forward pass only (for ``torch.func`` transforms, which

@@ -62,7 +62,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.errors import PluginError
+from vendiscope.core.base.errors import PluginError
 from vendiscope.core.gradients.batches import Batch, per_example_loss, target_positions
 from vendiscope.core.gradients.proxy import first_selected_block, selected_modules
 from vendiscope.core.gradients.sketch import generator

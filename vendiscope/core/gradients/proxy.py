@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.bundled_models import PROXY_LM_PACKAGE, proxy_lm_gguf
-from vendiscope.core.errors import PluginError
-from vendiscope.core.model_loading import quiet_loading
+from vendiscope.core.base.errors import PluginError
+from vendiscope.core.vectors.bundled_models import PROXY_LM_PACKAGE, proxy_lm_gguf
+from vendiscope.core.vectors.model_loading import quiet_loading
 
 if TYPE_CHECKING:
     import torch

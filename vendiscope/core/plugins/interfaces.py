@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.jobs import CancelToken, Progress
+    from vendiscope.core.base.jobs import CancelToken, Progress
 
 
 # --------------------------------------------------------------------------- importers
@@ -62,7 +62,7 @@ class Importer(ABC):
     """Reads a file or folder into rows of plain Python values, streaming.
 
     Whole-source problems (missing path, empty or binary file) raise
-    :class:`vendiscope.core.errors.InputError`; a bad row is yielded as :class:`BadRow`
+    :class:`vendiscope.core.base.errors.InputError`; a bad row is yielded as :class:`BadRow`
     so the caller can abort or skip it.
     """
 
@@ -239,7 +239,7 @@ class StreamingSelector(Selector):
     """A selector that can also read its rows chunk by chunk (sets larger than memory).
 
     The selection job calls :meth:`select_streamed` when a vector set exceeds the memory
-    budget (see :mod:`vendiscope.core.streaming`); it must pick what :meth:`select` picks
+    budget (see :mod:`vendiscope.core.metrics.streaming`); it must pick what :meth:`select` picks
     from the same rows.
     """
 
@@ -263,7 +263,7 @@ class View(ABC):
     ``data`` is what the app passes: ``{"project": Project, "dataset": name}`` plus keys a
     view documents (e.g. ``"target"``, the target dataset of a coverage view). A view reads
     the stored results it needs (records, vector sets, runs) and raises ``ValueError`` naming
-    what is missing from ``data``, or :class:`~vendiscope.core.errors.ProjectError` naming
+    what is missing from ``data``, or :class:`~vendiscope.core.base.errors.ProjectError` naming
     the command that computes a result not computed yet.
 
     A view that compares the dataset with a second one sets :attr:`needs_target`: the GUI
@@ -276,4 +276,4 @@ class View(ABC):
 
     @abstractmethod
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Return a chart description, as :mod:`vendiscope.core.charts` defines it."""
+        """Return a chart description, as :mod:`vendiscope.core.views.charts` defines it."""

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vendiscope.core.errors import VendiscopeError
+from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.plugins.conversion import (
     CONTAINERS,
     NONE_WORDS,

@@ -108,7 +108,7 @@ def _read_cache(cache: Path | None) -> dict[str, str]:
 def _remember(cache: Path | None, known: dict[str, str], key: str, verdict: str) -> None:
     if cache is None:
         return
-    from vendiscope.core.atomic import atomic_path
+    from vendiscope.core.base.atomic import atomic_path
 
     known = {**known, key: verdict}
     try:

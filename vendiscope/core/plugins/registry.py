@@ -18,7 +18,7 @@ returned with :meth:`PluginRegistry.check_result`::
     registry.check_result("metric", name, result, rows=len(matrix))
 
 An exception from the plugin then reaches the user as a
-:class:`~vendiscope.core.errors.PluginRuntimeError` naming the contribution and its plugin
+:class:`~vendiscope.core.base.errors.PluginRuntimeError` naming the contribution and its plugin
 (``ValueError``, the documented way to reject bad input, keeps its message and is not counted
 as a plugin failure; ``Cancelled`` and Vendiscope's own errors pass through unchanged).
 Streams (an importer's rows) are wrapped with :meth:`PluginRegistry.guard_iter`.
@@ -36,8 +36,8 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vendiscope.core.errors import PluginError, PluginRuntimeError, VendiscopeError
-from vendiscope.core.jobs import Cancelled
+from vendiscope.core.base.errors import PluginError, PluginRuntimeError, VendiscopeError
+from vendiscope.core.base.jobs import Cancelled
 from vendiscope.core.plugins import interfaces, probe, userdir
 from vendiscope.core.plugins.manifest import (
     API_VERSION,

@@ -4,7 +4,7 @@
 metric value that is not a number, an embedding of the wrong shape, a selection with repeated
 rows — or returns ``None``. Jobs call it through
 :meth:`vendiscope.core.plugins.PluginRegistry.check_result`, which turns a problem into a
-recorded :class:`~vendiscope.core.errors.PluginRuntimeError`.
+recorded :class:`~vendiscope.core.base.errors.PluginRuntimeError`.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _selection(result: Any, *, rows: int | None, k: int | None, **_: Any) -> str
 
 
 def _chart(result: Any, **_: Any) -> str | None:
-    from vendiscope.core.charts import validate_chart
+    from vendiscope.core.views.charts import validate_chart
 
     try:
         validate_chart(result)

@@ -16,8 +16,8 @@ from pathlib import Path
 from string import Template
 
 from vendiscope import __version__
-from vendiscope.core.atomic import atomic_path, check_destination
-from vendiscope.core.errors import PluginError
+from vendiscope.core.base.atomic import atomic_path, check_destination
+from vendiscope.core.base.errors import PluginError
 from vendiscope.core.plugins.manifest import API_VERSION
 
 SCAFFOLD_KINDS = ("metric", "selector", "embedder", "featurizer", "view", "importer", "exporter")
@@ -42,7 +42,7 @@ _USAGE = {
     "selector": "vendiscope select PROJECT DATASET -k 100 --method $plugin",
     "embedder": "vendiscope embed PROJECT DATASET --embedder $plugin",
     "featurizer": (
-        'python -c "from vendiscope.core.featurizing import featurize_dataset; ..."  '
+        'python -c "from vendiscope.core.vectors.featurizing import featurize_dataset; ..."  '
         "# featurize_dataset(project, dataset, featurizer='$plugin')"
     ),
     "view": "# the GUI and reports draw views; from Python: registry.create('view', '$plugin')",

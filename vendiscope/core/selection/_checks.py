@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.core.vendi import check_quality as _vendi_check_quality
+from vendiscope.core.metrics.vendi import check_quality as _vendi_check_quality
 
 CHECK_CHUNK_ROWS = 16_384
 """Rows checked at a time (bounds the temporary memory of :func:`check_vectors`)."""

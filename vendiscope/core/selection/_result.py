@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from vendiscope.core.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugins.interfaces import Selection
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection
 from vendiscope.core.selection._checks import check_k, check_quality, check_vectors
 from vendiscope.core.selection._result import job, selection

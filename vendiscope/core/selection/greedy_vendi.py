@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection
 from vendiscope.core.selection._checks import (
     check_k,

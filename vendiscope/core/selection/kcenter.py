@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection, VectorSource
 from vendiscope.core.selection._checks import (
     check_choice,

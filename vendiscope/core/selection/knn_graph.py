@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from vendiscope.core.index import KINDS, build_index
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
+from vendiscope.core.neighbors.index import KINDS, build_index
 from vendiscope.core.selection._checks import check_choice, check_positive_int, check_vectors
 from vendiscope.core.selection._result import job
 
@@ -57,7 +57,7 @@ def knn_graph(
 ) -> KnnGraph:
     """The cosine kNN graph of the rows of ``vectors`` (not modified).
 
-    ``index`` is the FAISS index kind (:func:`vendiscope.core.index.build_index`):
+    ``index`` is the FAISS index kind (:func:`vendiscope.core.neighbors.index.build_index`):
     ``"auto"`` searches exactly below 20,000 rows and with a calibrated IVF index (recall@10
     >= 0.95) above. Memory: ``n (n_neighbors + 1)`` neighbours and similarities (8 bytes an
     edge) plus the index (a float32 copy of the normalised rows).

@@ -6,8 +6,8 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.core.clustering import Clustering, default_k, spherical_kmeans
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
+from vendiscope.core.gaps.clustering import Clustering, default_k, spherical_kmeans
 from vendiscope.core.plugins.interfaces import Selection
 from vendiscope.core.selection._checks import (
     check_choice,
@@ -38,7 +38,7 @@ def prismatic(
 ) -> Selection:
     """Sample ``k`` rows favouring sparse clusters (Prismatic Synthesis, Jung et al. 2025).
 
-    The rows are clustered by spherical k-means (:func:`vendiscope.core.clustering.
+    The rows are clustered by spherical k-means (:func:`vendiscope.core.gaps.clustering.
     spherical_kmeans`; ``n_clusters=0`` means the reference's ``round(n / 10)``); a
     cluster smaller than the median cluster size is *sparse*.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, func, select
 
-from vendiscope.core.errors import ProjectError
+from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store.schema import Record
 
 INSERT_COLUMNS = (

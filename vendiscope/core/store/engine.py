@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 
-from vendiscope.core.errors import ProjectError
+from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store import waiting
 
 PROJECT_SUFFIX = ".vscope"

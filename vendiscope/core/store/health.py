@@ -33,7 +33,7 @@ class StoreHealth:
 def check_project_file(path: str | Path) -> StoreHealth:
     """Run SQLite's integrity and foreign-key checks on a project file, read-only.
 
-    Works on a file that :class:`~vendiscope.core.project.Project` refuses to open, so a
+    Works on a file that :class:`~vendiscope.core.store.project.Project` refuses to open, so a
     damaged project can still be diagnosed.
     """
     path = Path(path)

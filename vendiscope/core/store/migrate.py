@@ -13,7 +13,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
-from vendiscope.core.errors import ProjectError
+from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store.files import copy_project
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")

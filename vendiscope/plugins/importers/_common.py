@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from vendiscope.core.errors import InputError, Location
+from vendiscope.core.base.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow
 
 SNIFF_BYTES = 8192

@@ -11,7 +11,7 @@ from typing import IO, Any
 
 import orjson
 
-from vendiscope.core.errors import InputError, Location
+from vendiscope.core.base.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
 from vendiscope.plugins.importers._common import (
     SNIFF_BYTES,

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
-from vendiscope.core.errors import InputError, Location
+from vendiscope.core.base.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
 from vendiscope.core.plugins.params import Range
 from vendiscope.plugins.importers._arrow import batch_rows, schema_depth

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from vendiscope.core.errors import InputError, Location
+from vendiscope.core.base.errors import InputError, Location
 from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
 from vendiscope.core.store.files import looks_like_project_file
 from vendiscope.plugins.importers._common import (

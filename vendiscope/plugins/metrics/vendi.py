@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from vendiscope.core import vendi, vendi_records
+from vendiscope.core.metrics import vendi, vendi_records
 from vendiscope.core.plugins.interfaces import Metric, MetricResult
 from vendiscope.core.plugins.params import Choices, Range
 
@@ -22,7 +22,7 @@ class VendiMetric(Metric):
     """The Vendi score: the effective number of distinct examples in a vector set.
 
     ``exp`` of the Rényi entropy of order ``q`` of the eigenvalues of the cosine-similarity
-    matrix divided by ``n`` (see :mod:`vendiscope.core.vendi`). On projected gradients this
+    matrix divided by ``n`` (see :mod:`vendiscope.core.metrics.vendi`). On projected gradients this
     is G-Vendi; on sentence embeddings, embedding-Vendi.
 
     Parameters

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.core.jobs import CancelToken, Progress
+from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection, StreamingSelector, VectorSource
 from vendiscope.core.selection.random_choice import random_selection
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.params import Range
+from vendiscope.core.views import data as viewdata
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 
@@ -66,7 +66,7 @@ def composition_chart(
     records: bool = False,
     max_sources: int = viewdata.MAX_CONTRIBUTION_SOURCES,
 ) -> dict[str, Any]:
-    """The chart of :func:`vendiscope.core.viewdata.source_table` for one score."""
+    """The chart of :func:`vendiscope.core.views.data.source_table` for one score."""
     metric = score["metric"]
     rows = sorted(table["sources"], key=lambda r: (-r["records"], r["source"]))[:max_sources]
     names = [r["source"] for r in rows]

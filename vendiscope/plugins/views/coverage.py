@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.params import FromProject, Range
+from vendiscope.core.views import data as viewdata
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 
@@ -85,7 +85,7 @@ class CoverageView(View):
 
 
 def coverage_chart(found: dict[str, Any], show: str = "curve") -> dict[str, Any]:
-    """The chart of :func:`vendiscope.core.viewdata.coverage_data`'s result."""
+    """The chart of :func:`vendiscope.core.views.data.coverage_data`'s result."""
     train = found["train_dataset"] + (f" (subset {found['train_subset']})"
                                       if found.get("train_subset") else "")  # fmt: skip
     radius = found["radius"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.params import FromProject, Range
+from vendiscope.core.views import data as viewdata
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
 
 COLOR_BY = ("cluster", "sparse", "source", "score", "subset", "none")
@@ -86,8 +86,7 @@ class MapView(View):
         """Fill ``category`` or ``color`` of the series; return the title's description."""
         import numpy as np
 
-        from vendiscope.core import subsets
-        from vendiscope.core.store import vectors
+        from vendiscope.core.store import subsets, vectors
 
         if self.color_by in ("cluster", "sparse"):
             run = viewdata.cluster_run(project, dataset)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.params import Range
+from vendiscope.core.views import data as viewdata
 from vendiscope.plugins.views._common import chart, check_choice, check_count, context
 
 BUCKETS = ((2, 2), (3, 3), (4, 4), (5, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, None))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from vendiscope.core import viewdata
 from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.params import FromProject, Range
+from vendiscope.core.views import data as viewdata
 from vendiscope.plugins.views._common import chart, check_count, context, rounded
 
 KIND_TITLES = {"gradient": "G-Vendi", "embedding": "embedding-Vendi"}

@@ -1,0 +1,1 @@
+"""Where the data is thin: clustering and the Prismatic gap filter."""

@@ -1,0 +1,1 @@
+"""Getting data in and out: reading sources, detecting fields, importing, exporting."""

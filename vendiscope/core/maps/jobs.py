@@ -1,0 +1,145 @@
+"""The map job: a 2-D projection of a vector set, stored as a projection vector set.
+
+The coordinates are saved as the two-column vector set ``map/METHOD/run-N`` (kind
+``projection``) with the run that made it, so the GUI and the report draw the same map
+without recomputing it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.maps import projection
+from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.runs import fail_run, finish_run, start_run
+from vendiscope.core.store.vectors import VectorSetInfo
+
+if TYPE_CHECKING:
+    import numpy as np
+
+RUN_KIND = "projection"
+FEATURE_KINDS = ("embedding", "gradient", "feature")
+
+
+@dataclass(frozen=True)
+class MapReport:
+    dataset: str
+    source: str
+    name: str
+    method: str
+    fitted_rows: int
+    placed_rows: int
+    trustworthiness: float | None
+    details: dict[str, Any]
+    run_id: int
+    seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "vector_set": self.source,
+            "map": self.name,
+            "method": self.method,
+            "fitted_rows": self.fitted_rows,
+            "placed_rows": self.placed_rows,
+            "trustworthiness": self.trustworthiness,
+            "run_id": self.run_id,
+            "seconds": round(self.seconds, 3),
+            **{k: v for k, v in self.details.items() if k != "index"},
+        }
+
+
+def map_source(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
+    """The named complete feature set, or the latest embedding set, else gradient set."""
+    if name is not None:
+        found = vectors.complete_set(project, dataset, name)
+        if found.dim < 2:
+            raise ProjectError(f"vector set '{name}' has {found.dim} column; a map needs >= 2")
+        return found
+    for kind in FEATURE_KINDS:
+        of_kind = vectors.complete_sets(project, dataset, kind)
+        if of_kind:
+            return of_kind[-1]
+    raise ProjectError(
+        f"dataset '{dataset}' has no complete embedding or gradient vector set to map; run "
+        "`vendiscope embed` first"
+    )
+
+
+def latest_map(project: Project, dataset: str) -> VectorSetInfo | None:
+    """The most recent complete projection set of ``dataset``, if any."""
+    maps = vectors.complete_sets(project, dataset, "projection")
+    return maps[-1] if maps else None
+
+
+def map_dataset(
+    project: Project,
+    dataset: str,
+    *,
+    vector_set: str | None = None,
+    method: str = "umap",
+    n_neighbors: int = 15,
+    min_dist: float = 0.1,
+    seed: int = 0,
+    fit_sample: int = projection.FIT_SAMPLE,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> MapReport:
+    """Project a vector set to 2-D (UMAP with FAISS neighbours, or PCA) and store it."""
+    started = time.perf_counter()
+    progress = progress or NullProgress()
+    cancel = cancel or CancelToken()
+    if method not in projection.METHODS:
+        raise ProjectError(f"method must be one of {', '.join(projection.METHODS)}; got '{method}'")
+    if n_neighbors < 2:
+        raise ProjectError(f"n_neighbors must be at least 2; got {n_neighbors}")
+    if fit_sample < 100:
+        raise ProjectError(f"fit_sample must be at least 100; got {fit_sample}")
+    source = map_source(project, dataset, vector_set)
+    if source.n_rows < 3:
+        raise ProjectError(f"dataset '{dataset}' has {source.n_rows} records; a map needs 3")
+    params = {"vector_set": source.name, "method": method, "n_neighbors": n_neighbors,
+              "min_dist": min_dist, "fit_sample": fit_sample}  # fmt: skip
+    run_id = start_run(
+        project, key=f"map:{dataset}:{source.name}:{method}", kind=RUN_KIND,
+        plugin=f"core:{method}", dataset_id=project.dataset(dataset).id, params=params,
+        seed=seed, packages=("umap-learn", "scikit-learn", "faiss-cpu", "numba"),
+    )  # fmt: skip
+    try:
+        matrix = vectors.load(project, dataset, source.name)
+        if method == "umap":
+            made = projection.umap_map(
+                matrix, n_neighbors=n_neighbors, min_dist=min_dist, seed=seed,
+                fit_sample=fit_sample, progress=progress, cancel=cancel,
+            )  # fmt: skip
+        else:
+            made = projection.pca_map(matrix, seed=seed)
+        cancel.raise_if_cancelled()
+        trust = projection.trustworthiness_sample(matrix, made.coords, seed=seed)
+        name = _store(project, dataset, run_id, source, method, made.coords)
+    except BaseException as error:
+        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
+        raise
+    report = MapReport(
+        dataset, source.name, name, method, made.fitted_rows, made.placed_rows,
+        round(trust, 4), made.details, run_id, time.perf_counter() - started,
+    )  # fmt: skip
+    finish_run(project, run_id, status="complete", seconds=report.seconds,
+               result={**report.summary(), "index": made.details.get("index")})  # fmt: skip
+    return report
+
+
+def _store(
+    project: Project, dataset: str, run_id: int, source: VectorSetInfo, method: str,
+    coords: np.ndarray,
+) -> str:  # fmt: skip
+    name = f"map/{method}/run-{run_id}"
+    params = {"run_id": run_id, "vector_set": source.name, "method": method}
+    vectors.write_matrix(project, dataset, name, coords, kind="projection", model=source.model,
+                         params=params, run_id=run_id)  # fmt: skip
+    return name

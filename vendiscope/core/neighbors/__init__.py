@@ -1,0 +1,1 @@
+"""Nearest neighbours: FAISS indexes, search, near-duplicates, coverage."""

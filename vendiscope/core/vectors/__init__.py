@@ -1,0 +1,1 @@
+"""Vector jobs: the chunked, resumable job skeleton, embedding, gradient features, engines."""

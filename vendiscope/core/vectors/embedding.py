@@ -1,0 +1,255 @@
+"""The embedding job: a vector set of sentence embeddings for a dataset, chunk by chunk.
+
+Built on :mod:`vendiscope.core.vectors.job`: each chunk is committed on its own and a killed or
+cancelled job resumes from its last committed chunk with the same result. Chunks are embedded
+in this process or, with ``engine="ray"``, by Ray actors (:mod:`vendiscope.core.vectors.engines`).
+Texts whose content hash already has a vector from the same model (in any dataset of the
+project) are copied instead of embedded again, and each distinct text is embedded once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.jobs import CancelToken, Progress
+from vendiscope.core.io.fields import FieldMapping
+from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.store import vectors
+from vendiscope.core.store.models import RecordRow
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.vectors import DEFAULT_CHUNK_ROWS, VectorSetInfo
+from vendiscope.core.vectors.engines import Engine, PluginWorker, get_engine
+from vendiscope.core.vectors.job import (
+    CALIBRATION_RECORDS,
+    ChunkResult,
+    ChunkTasks,
+    JobEstimate,
+    VectorJob,
+    VectorJobResult,
+    measure,
+    run_vector_job,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vendiscope.core.plugins.interfaces import Embedder
+
+FIELDS = ("auto", "prompt", "response", "prompt+response", "text", "all")
+DEFAULT_EMBEDDER = "sentence-transformers"
+
+
+def resolve_field(field: str, mapping: dict[str, Any]) -> str:
+    """``auto`` becomes ``prompt+response`` when the dataset has either, else ``text``."""
+    if field not in FIELDS:
+        raise ProjectError(f"unknown field '{field}' (choose one of: {', '.join(FIELDS)})")
+    if field != "auto":
+        return field
+    roles = FieldMapping.from_json(mapping).roles
+    return "prompt+response" if ("prompt" in roles or "response" in roles) else "text"
+
+
+def text_of(record: RecordRow, field: str) -> str:
+    """The text a record contributes for ``field`` ("" when it has none)."""
+    if field == "prompt+response":
+        parts = [record.prompt, record.response]
+    elif field == "all":
+        parts = [record.prompt, record.response, record.text]
+    else:
+        parts = [getattr(record, field)]
+    return "\n\n".join(p for p in parts if p)
+
+
+def embed_dataset(
+    project: Project,
+    dataset: str,
+    *,
+    embedder: str = DEFAULT_EMBEDDER,
+    params: dict[str, Any] | None = None,
+    field: str = "auto",
+    name: str | None = None,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    reuse: bool = True,
+    registry: PluginRegistry | None = None,
+    engine: str | Engine | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> VectorJobResult:
+    """Embed every record of ``dataset`` into the vector set ``name`` (created or resumed).
+
+    Parameters
+    ----------
+    embedder, params
+        The embedder plugin and its parameters (``vendiscope plugins`` lists embedders).
+    field
+        Which text to embed: ``prompt``, ``response``, ``prompt+response``, ``text``, ``all``,
+        or ``auto``.
+    reuse
+        Copy vectors of identical records from complete vector sets made with the same model.
+    engine
+        Where chunks are embedded: ``"local"`` (this process), ``"ray"``, an
+        :class:`~vendiscope.core.vectors.engines.Engine`, or ``None`` for the environment's default
+        (see :func:`~vendiscope.core.vectors.engines.get_engine`).
+
+    The result's ``counts`` hold ``embedded``, ``reused``, ``empty`` and ``truncated``.
+    """
+    cancel = cancel or CancelToken()
+    params = dict(params or {})
+    field = resolve_field(field, project.dataset(dataset).field_mapping)
+    instance: Embedder = (registry or default_registry()).create("embedder", embedder, **params)
+    worker = EmbedWorker(type(instance), params, instance)
+    chosen = get_engine(engine)
+    n_chunks = -(-project.dataset(dataset).row_count // chunk_rows)
+    with chosen.start(worker, max_workers=n_chunks) as session:
+        identity = session.identity()
+        config = {
+            "embedder": embedder,
+            "embedder_params": params,
+            "field": field,
+            "model_id": identity["model_id"],
+            "engine": chosen.describe(),
+        }
+        job = VectorJob(
+            dataset=dataset,
+            name=name or f"{embedder}/{field}",
+            kind="embedding",
+            plugin=f"embedder:{embedder}",
+            model_id=identity["model_id"],
+            config=config,
+            dim=identity["dim"],
+            chunk_rows=chunk_rows,
+            description=f"Embedding {dataset} ({field})",
+            identity=("embedder", "field", "model_id"),
+        )
+        cache = _VectorCache(project, job) if reuse else None
+        tasks = _embedding_tasks(worker, field, job.dim, cache)
+        return run_vector_job(
+            project, job, tasks, session=session, progress=progress, cancel=cancel
+        )
+
+
+def estimate_embedding(
+    project: Project,
+    dataset: str,
+    *,
+    embedder: str = DEFAULT_EMBEDDER,
+    params: dict[str, Any] | None = None,
+    field: str = "auto",
+    name: str | None = None,
+    sample: int = CALIBRATION_RECORDS,
+    registry: PluginRegistry | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> JobEstimate:
+    """How long :func:`embed_dataset` with these settings should take on this machine.
+
+    Loads the embedder (timed), embeds ``sample`` records spread over the dataset (timed;
+    see :func:`~vendiscope.core.vectors.job.measure`) and extrapolates to the records left.
+    Vectors reused from other sets are not counted, so a job that reuses many is faster.
+    """
+    params = dict(params or {})
+    field = resolve_field(field, project.dataset(dataset).field_mapping)
+    started = time.perf_counter()
+    instance: Embedder = (registry or default_registry()).create("embedder", embedder, **params)
+    worker = EmbedWorker(type(instance), params, instance)
+    dim = worker.identity()["dim"]  # loads the model
+    load = time.perf_counter() - started
+    tasks = _embedding_tasks(worker, field, dim, None)
+    return measure(
+        project,
+        dataset,
+        name or f"{embedder}/{field}",
+        tasks,
+        load_seconds=load,
+        sample=sample,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+class EmbedWorker(PluginWorker):
+    """Embeds a chunk's distinct new texts, wherever the engine runs it (payload: the texts)."""
+
+    def identity(self) -> dict[str, Any]:
+        return {"model_id": self.instance.model_id, "dim": self.instance.dim}
+
+    def compute(
+        self, payload: list[str], *, progress: Progress, cancel: CancelToken
+    ) -> tuple[np.ndarray | None, int]:
+        instance: Embedder = self.instance
+        embedded = None
+        if payload:
+            # progress after every batch of the embedder, and its cancel checks between them
+            embedded = instance.embed(payload, progress=progress, cancel=cancel)
+        return embedded, instance.count_truncated(payload)
+
+
+def _embedding_tasks(
+    worker: EmbedWorker, field: str, dim: int, cache: _VectorCache | None
+) -> ChunkTasks:
+    """Driver side of a chunk: reuse cached vectors, send each distinct new text once."""
+    import numpy as np
+
+    def prepare(records: Sequence[RecordRow]) -> tuple[list[str], Any]:
+        texts = [text_of(r, field) for r in records]
+        hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
+        distinct: dict[str, list[int]] = {}
+        for slot, text in enumerate(texts):
+            if slot not in hits:
+                distinct.setdefault(text, []).append(slot)
+        return list(distinct), (texts, hits, distinct)
+
+    def assemble(records: Sequence[RecordRow], state: Any, output: Any) -> ChunkResult:
+        texts, hits, distinct = state
+        embedded, truncated = output
+        chunk = np.empty((len(records), dim), dtype=np.float32)
+        for slot, vector in hits.items():
+            chunk[slot] = vector
+        if embedded is not None:
+            for row, slots in zip(embedded, distinct.values(), strict=True):
+                chunk[slots] = row
+        return ChunkResult(
+            chunk,
+            {
+                "embedded": len(distinct),
+                "reused": len(hits),
+                "empty": sum(1 for t in texts if not t),
+                "truncated": truncated,
+            },
+        )
+
+    return ChunkTasks(worker, prepare, assemble)
+
+
+class _VectorCache:
+    """Vectors of identical records (same content hash) in complete sets of the same model."""
+
+    def __init__(self, project: Project, job: VectorJob) -> None:
+        self._project = project
+        self._sources: list[tuple[VectorSetInfo, dict[str, int]]] = []
+        for dataset in project.datasets():
+            for found in vectors.list_sets(project, dataset.name):
+                same_model = found.params.get("model_id") == job.model_id
+                same_field = found.params.get("field") == job.config["field"]
+                complete = found.status == vectors.COMPLETE and found.dim == job.dim
+                itself = dataset.name == job.dataset and found.name == job.name
+                if same_model and same_field and complete and not itself:
+                    self._sources.append((found, project.content_hash_positions(dataset.name)))
+
+    def lookup(self, hashes: Sequence[str]) -> dict[int, np.ndarray]:
+        """Slot -> vector for the hashes some source already has."""
+        found: dict[int, np.ndarray] = {}
+        for source, positions in self._sources:
+            wanted = [
+                (slot, positions[h])
+                for slot, h in enumerate(hashes)
+                if slot not in found and h in positions
+            ]
+            if wanted:
+                rows = vectors.read_rows(self._project, source, [p for _, p in wanted])
+                for (slot, _), row in zip(wanted, rows, strict=True):
+                    found[slot] = row
+        return found

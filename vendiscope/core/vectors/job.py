@@ -1,0 +1,370 @@
+"""The shared skeleton of jobs that turn records into a vector set, chunk by chunk.
+
+A job supplies one function, ``compute(records, progress)``, that returns the vectors of a
+chunk of records; this module creates or resumes the vector set, skips committed chunks,
+commits each new chunk, reports progress inside chunks, records the run, and finishes the
+set. Embeddings and gradient features are both such jobs.
+
+:func:`measure` estimates a job before it runs: it loads the model, times the job's own
+worker on a few records spread over the dataset, and extrapolates to the records left to do
+(:class:`JobEstimate`), so the estimate is of this machine and this data.
+
+A job that can also run on another engine (:mod:`vendiscope.core.vectors.engines`, e.g. Ray actors)
+supplies :class:`ChunkTasks` instead: ``prepare`` (on the driver: records to a picklable
+payload), a :class:`~vendiscope.core.vectors.engines.ChunkWorker` (wherever the engine runs it:
+payload to output) and ``assemble`` (on the driver: output to the chunk's vectors). Both
+engines run the same three steps, so they compute the same vectors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, this_process
+from vendiscope.core.store import vectors
+from vendiscope.core.store.models import RecordRow
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.runs import close_interrupted_runs, fail_run, finish_run, start_run
+from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.vectors.engines import ChunkWorker, EngineSession, LocalEngine
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass
+class ChunkResult:
+    """The vectors of one chunk and what it took to make them."""
+
+    vectors: np.ndarray
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VectorJobResult:
+    vector_set: VectorSetInfo
+    resumed_from: int
+    counts: dict[str, int]
+    seconds: float
+    already_complete: bool = False
+
+
+@dataclass(frozen=True)
+class VectorJob:
+    """What a vector job produces: the set's name, kind, model and full configuration."""
+
+    dataset: str
+    name: str
+    kind: str
+    plugin: str
+    model_id: str
+    config: dict[str, Any]
+    dim: int
+    chunk_rows: int = vectors.DEFAULT_CHUNK_ROWS
+    description: str = ""
+    identity: tuple[str, ...] = ("model_id",)
+
+
+class ChunkProgress:
+    """Progress inside one chunk, reported to the job's progress as overall rows.
+
+    A worker counts what it computes (e.g. the distinct new texts of a chunk, fewer than its
+    rows when some are reused); with ``rows`` given, its ``completed / total`` is scaled to
+    the chunk's rows, so the job's progress moves evenly across the chunk.
+    """
+
+    def __init__(self, outer: Progress, offset: int, rows: int | None = None) -> None:
+        self._outer = outer
+        self._offset = offset
+        self._rows = rows
+
+    def start(self, description: str, total: float | None = None, unit: str = "it") -> None:
+        pass
+
+    def update(self, completed: float, total: float | None = None) -> None:
+        if self._rows is not None and total:
+            completed = self._rows * min(completed, total) // total
+        self._outer.update(self._offset + completed)
+
+    def finish(self) -> None:
+        pass
+
+
+Compute = Callable[[Sequence[RecordRow], Progress], ChunkResult]
+
+
+@dataclass
+class ChunkTasks:
+    """A vector job split for an engine: driver-side ``prepare``/``assemble``, a shippable worker.
+
+    ``prepare(records)`` returns ``(payload, state)``: the payload goes to the worker, the
+    state stays on the driver; ``assemble(records, state, output)`` turns the worker's output
+    into the chunk's :class:`ChunkResult`.
+    """
+
+    worker: ChunkWorker
+    prepare: Callable[[Sequence[RecordRow]], tuple[Any, Any]]
+    assemble: Callable[[Sequence[RecordRow], Any, Any], ChunkResult]
+
+
+class _ComputeWorker(ChunkWorker):
+    """A plain ``compute`` function as a worker (in this process only: not shippable)."""
+
+    def __init__(self, compute: Compute) -> None:
+        self._compute = compute
+
+    def compute(self, payload: Any, *, progress: Progress, cancel: CancelToken) -> Any:
+        return self._compute(payload, progress)
+
+    def __getstate__(self) -> dict[str, Any]:
+        raise TypeError("this job computes in the driver process only; it cannot run on Ray")
+
+
+def as_tasks(compute: Compute | ChunkTasks) -> ChunkTasks:
+    if isinstance(compute, ChunkTasks):
+        return compute
+    return ChunkTasks(
+        _ComputeWorker(compute),
+        prepare=lambda records: (records, None),
+        assemble=lambda records, state, output: output,
+    )
+
+
+def run_vector_job(
+    project: Project,
+    job: VectorJob,
+    compute: Compute | ChunkTasks,
+    *,
+    session: EngineSession | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> VectorJobResult:
+    """Create or resume ``job``'s vector set and fill its missing chunks with ``compute``.
+
+    ``session`` holds the engine's workers (default: this process, chunk after chunk). The
+    chunks are committed as the engine returns them, in any order; one another writer
+    committed first (two jobs on one set) is left as it is.
+    """
+    started = time.perf_counter()
+    progress = progress or NullProgress()
+    cancel = cancel or CancelToken()
+    tasks = as_tasks(compute)
+    settings = {
+        "kind": job.kind,
+        "model": job.model_id,
+        "params": job.config,
+        "dim": job.dim,
+        "chunk_rows": job.chunk_rows,
+        "identity": job.identity,
+    }
+    existing = next(
+        (s for s in vectors.list_sets(project, job.dataset) if s.name == job.name), None
+    )
+    if existing is not None and existing.status == vectors.COMPLETE:
+        vectors.open_for_writing(project, job.dataset, job.name, **settings)  # refuses changes
+        return VectorJobResult(existing, existing.n_rows, {}, 0.0, already_complete=True)
+
+    if existing is not None:
+        earlier = [run_id for run_id, _status, _owner in vectors.writer_runs(project, existing)]
+        close_interrupted_runs(project, earlier)  # killed earlier: say so in their runs
+    run_id = start_run(
+        project,
+        key=f"{job.kind}:{job.dataset}:{job.name}",
+        kind=job.kind,
+        plugin=job.plugin,
+        dataset_id=project.dataset(job.dataset).id,
+        params=job.config,
+        owner=this_process(),  # tells this running job from a killed one (vectors.set_state)
+    )
+    counts: dict[str, int] = {}
+    own_session = session is None
+    if session is None:
+        session = LocalEngine().start(tasks.worker)
+    try:
+        target = vectors.open_for_writing(project, job.dataset, job.name, run_id=run_id, **settings)
+        done = vectors.committed_chunks(project, target)
+        resumed_from = sum(len(range(*target.chunk_range(i))) for i in done)
+        progress.start(
+            job.description or f"{job.kind} {job.dataset}", total=target.n_rows, unit="records"
+        )
+        progress.update(resumed_from)
+        completed = resumed_from
+        held: dict[int, tuple[Sequence[RecordRow], Any]] = {}
+
+        def items() -> Iterator[tuple[int, Any]]:
+            nonlocal completed
+            for index in range(target.n_chunks):
+                if index in done:
+                    continue
+                if vectors.is_committed(project, target, index):  # by another writer, meanwhile
+                    completed += len(range(*target.chunk_range(index)))
+                    progress.update(completed)
+                    continue
+                cancel.raise_if_cancelled()
+                start, stop = target.chunk_range(index)
+                records = project.records(job.dataset, start, stop - start)
+                payload, state = tasks.prepare(records)
+                held[index] = (records, state)
+                yield index, payload
+
+        def progress_for(index: int) -> ChunkProgress:
+            return ChunkProgress(progress, completed, len(range(*target.chunk_range(index))))
+
+        results = session.map(items(), cancel=cancel, progress_for=progress_for)
+        for index, output in results:
+            records, state = held.pop(index)
+            outcome = tasks.assemble(records, state, output)
+            if vectors.write_chunk(project, target, index, outcome.vectors, if_exists="skip"):
+                for key, value in outcome.counts.items():
+                    counts[key] = counts.get(key, 0) + value
+            completed += len(records)
+            progress.update(completed)
+        target = vectors.mark_complete(project, target)
+        progress.finish()
+    except BaseException as error:
+        stopped = cancel.cancelled or isinstance(error, KeyboardInterrupt)  # Ctrl-C: a cancel
+        fail_run(project, run_id, error, cancelled=stopped, started=started)
+        raise
+    finally:
+        if own_session:
+            session.close()
+    seconds = time.perf_counter() - started
+    summary = {"rows": target.n_rows, "dim": target.dim, "resumed_from": resumed_from, **counts}
+    finish_run(project, run_id, status="complete", seconds=seconds, result=summary)
+    return VectorJobResult(target, resumed_from, counts, seconds)
+
+
+# ----------------------------------------------------------------------------- estimates
+CALIBRATION_RECORDS = 8
+"""Records timed first; more (up to :data:`CALIBRATION_MAX`) when those take under
+:data:`CALIBRATION_MIN_S` (a fast model whose batches are much larger than 8)."""
+CALIBRATION_MIN_S = 2.0
+CALIBRATION_MAX = 128
+CALIBRATION_CANDIDATES = 256
+
+
+@dataclass(frozen=True)
+class JobEstimate:
+    """How long a vector job should take here, measured on a sample of its own records."""
+
+    records: int
+    """Records the job still has to compute (the dataset, less chunks already committed)."""
+    measured: int
+    measured_seconds: float
+    load_seconds: float
+    """Loading the model, measured once (the job pays it once too)."""
+
+    @property
+    def seconds_per_record(self) -> float:
+        return self.measured_seconds / max(self.measured, 1)
+
+    @property
+    def seconds(self) -> float:
+        return self.load_seconds + self.seconds_per_record * self.records
+
+    def describe(self) -> str:
+        """``about 9 minutes on this machine for 300 records (1.8 s per record, measured on
+        8 records; loading the model: 7 s)``."""
+        if not self.records or not self.measured:
+            return "nothing to compute: every row of the vector set is already there"
+        per = self.seconds_per_record
+        rate = f"{per:.1f} s per record" if per >= 0.1 else f"{1 / per:,.0f} records/s"
+        return (
+            f"about {_about(self.seconds)} on this machine for {self.records:,} records "
+            f"({rate}, measured on {self.measured} records; loading the model: "
+            f"{self.load_seconds:.0f} s)"
+        )
+
+
+def _about(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} seconds"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"{round(minutes)} minutes"
+    return f"{minutes / 60:.1f} hours"
+
+
+def measure(
+    project: Project,
+    dataset: str,
+    name: str,
+    tasks: ChunkTasks,
+    *,
+    load_seconds: float,
+    sample: int = CALIBRATION_RECORDS,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> JobEstimate:
+    """Time ``tasks``' worker on ``sample`` records spread over ``dataset``; extrapolate.
+
+    The records left are the dataset's, less those of vector set ``name`` already committed.
+
+    The worker must already be set up (its load measured as ``load_seconds``). The timed
+    records are the ones nearest the typical length among :data:`CALIBRATION_CANDIDATES`
+    spread over the dataset: similar lengths pad like the job's length-sorted batches do (a
+    sample of mixed lengths would be padded to its longest and look several times slower),
+    and their length is the dataset's mean (texts longer than four times the median count as
+    that: models truncate them). The sample is computed twice and the second time counted:
+    the first calls at a size pay for memory and kernel selection (measured: two to four times
+    slower on a CPU, which the job pays once, not per batch). When the sample takes under
+    :data:`CALIBRATION_MIN_S`, a four times larger one is timed instead, up to
+    :data:`CALIBRATION_MAX` records, so batching on a fast model is measured too.
+    Nothing is written to the project.
+    """
+    progress = progress or NullProgress()
+    cancel = cancel or CancelToken()
+    n = project.dataset(dataset).row_count
+    existing = next((s for s in vectors.list_sets(project, dataset) if s.name == name), None)
+    left = n - (existing.committed_rows if existing is not None else 0)
+    if n == 0 or left == 0:
+        return JobEstimate(left, 0, 0.0, load_seconds)
+
+    def run(records: Sequence[RecordRow]) -> float:
+        payload, _ = tasks.prepare(records)
+        started = time.perf_counter()
+        tasks.worker.compute(payload, progress=NullProgress(), cancel=cancel)
+        return time.perf_counter() - started
+
+    size = min(sample, n)
+    progress.start(f"Measuring on {size} records of {dataset}", total=None, unit="records")
+    candidates = _spread(project, dataset, n, min(n, CALIBRATION_CANDIDATES))
+    lengths = [_length(record) for record in candidates]
+    computed = 0
+    while True:
+        cancel.raise_if_cancelled()
+        records = _typical(candidates, lengths, size)
+        run(records)  # not counted: a model's first calls at a size pay for memory, kernels
+        progress.update(computed := computed + size)
+        cancel.raise_if_cancelled()
+        seconds = run(records)
+        progress.update(computed := computed + size)
+        if seconds >= CALIBRATION_MIN_S or size >= min(len(candidates), CALIBRATION_MAX):
+            break
+        size = min(size * 4, len(candidates), CALIBRATION_MAX)
+    progress.finish()
+    return JobEstimate(left, size, seconds, load_seconds)
+
+
+def _length(record: RecordRow) -> int:
+    return sum(len(part) for part in (record.prompt, record.response, record.text) if part)
+
+
+def _typical(candidates: list[RecordRow], lengths: list[int], k: int) -> list[RecordRow]:
+    """The ``k`` candidates whose length is nearest the (capped) mean length."""
+    ordered = sorted(lengths)
+    cap = 4 * max(ordered[len(ordered) // 2], 1)
+    mean = sum(min(length, cap) for length in lengths) / len(lengths)
+    nearest = sorted(range(len(candidates)), key=lambda i: (abs(lengths[i] - mean), i))
+    return [candidates[i] for i in sorted(nearest[:k])]
+
+
+def _spread(project: Project, dataset: str, n: int, k: int) -> list[RecordRow]:
+    """``k`` records at evenly spaced positions (the whole dataset's mix of lengths)."""
+    positions = sorted({min(n - 1, (i * n) // k) for i in range(k)})
+    if len(positions) == n:
+        return project.records(dataset, 0, n)
+    return [project.records(dataset, position, 1)[0] for position in positions]

@@ -1,0 +1,1 @@
+"""What views show: view data, chart descriptions and their rendering."""

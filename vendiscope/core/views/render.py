@@ -1,0 +1,375 @@
+"""Render chart descriptions (:mod:`vendiscope.core.views.charts`) to PNG or SVG with matplotlib.
+
+Reports and the command line draw every view — built-in or third-party — through
+:func:`render_chart`, so a plugin that returns a valid chart description gets images for
+free. Figures are made with :class:`matplotlib.figure.Figure` and the Agg/SVG canvases
+directly: pyplot's global state is never touched, nothing is shown, and style settings stay
+inside a ``rc_context``. Safe from worker threads and under any matplotlib backend.
+
+Style: dark text on a light background; categories take colours from a fixed
+colour-blind-friendly palette (in order of size, so colours are stable for a chart);
+numbers on a colour scale use viridis with a colour bar; scatters of many points are
+rasterised (an SVG of 100,000 points stays small). A series or category whose name is in
+parentheses — ``"(random)"``, ``"(not in subset)"`` — is a reference or background: drawn in
+grey, beneath the others (lines dashed).
+
+Text from datasets is drawn literally: ``$`` never starts matplotlib's math mode.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import textwrap
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.text import printable_tree
+from vendiscope.core.views.charts import DEFAULT_BINS, validate_chart
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+FORMATS = ("png", "svg")
+PALETTE = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # purple
+    "#56B4E9",  # sky blue
+    "#8C6D31",  # brown
+    "#332288",  # indigo
+    "#B2182B",  # red
+    "#44AA99",  # teal
+    "#999933",  # olive
+    "#882255",  # wine
+)
+"""Categorical colours, in order (Okabe-Ito first, then Tol's muted colours)."""
+BACKGROUND = "#B8B8B8"
+"""Colour of reference/background series and categories (names in parentheses)."""
+COLORMAP = "viridis"
+TEXT = "#1A1A1A"
+GRID = "#E3E3E3"
+MAX_LEGEND = 12
+"""More categories than this get no legend (the title or the GUI names them)."""
+MAX_TICK_LABELS = 60
+RASTERIZE_ABOVE = 2_000
+"""Scatters with more points than this are drawn as an embedded image in SVG."""
+LABEL_WIDTH = 28
+WIDTH, HEIGHT, DPI = 900, 560, 100
+
+_STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "text.color": TEXT,
+    "axes.labelcolor": TEXT,
+    "axes.edgecolor": "#555555",
+    "axes.titlesize": 11,
+    "axes.titleweight": "bold",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": GRID,
+    "grid.linewidth": 0.8,
+    "axes.axisbelow": True,
+    "xtick.color": "#333333",
+    "ytick.color": "#333333",
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "legend.frameon": False,
+    "legend.fontsize": 9,
+    "svg.hashsalt": "vendiscope",  # the same chart gives the same SVG
+    "svg.fonttype": "path",
+    "text.usetex": False,
+}
+
+
+def render_chart(
+    chart: dict[str, Any],
+    format: str = "png",
+    *,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    dpi: int = DPI,
+) -> bytes:
+    """The chart as PNG or SVG bytes, ``width`` x ``height`` pixels at ``dpi`` (PNG).
+
+    Raises ``ValueError`` for a chart that fails
+    :func:`~vendiscope.core.views.charts.validate_chart`
+    or an unknown format.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+    for name, value in (("width", width), ("height", height), ("dpi", dpi)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 16 <= value <= 20_000:
+            raise ValueError(f"{name} must be a whole number of pixels from 16; got {value!r}")
+    validate_chart(chart)
+    chart = printable_tree(chart)  # labels from data: no control characters in the image or SVG
+    import matplotlib
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context(_STYLE), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*[Gg]lyph .* missing from.*")
+        warnings.filterwarnings("ignore", message=".*Tight layout not applied.*")
+        figure = build_figure(chart, width=width, height=height, dpi=dpi)
+        metadata = {"Date": None} if format == "svg" else {"Software": "Vendiscope"}
+        figure.savefig(buffer, format=format, dpi=dpi, metadata=metadata)
+    return buffer.getvalue()
+
+
+def save_chart(
+    chart: dict[str, Any],
+    destination: Path | str,
+    *,
+    format: str | None = None,
+    force: bool = False,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    dpi: int = DPI,
+) -> Path:
+    """Render to ``destination`` (format from ``format`` or the suffix), written atomically."""
+    from vendiscope.core.base.atomic import atomic_path, check_destination
+
+    destination = Path(destination)
+    chosen = format or destination.suffix.lower().lstrip(".")
+    if chosen not in FORMATS:
+        raise ValueError(
+            f"{destination}: cannot tell the image format from the suffix; use .png or .svg"
+        )
+    check_destination(destination, force=force)
+    data = render_chart(chart, chosen, width=width, height=height, dpi=dpi)
+    with atomic_path(destination) as temporary:
+        temporary.write_bytes(data)
+    return destination
+
+
+def build_figure(chart: dict[str, Any], *, width: int = WIDTH, height: int = HEIGHT,
+                 dpi: int = DPI) -> Figure:  # fmt: skip
+    """A matplotlib ``Figure`` (not managed by pyplot) drawing a validated chart."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout="constrained")
+    axes = figure.add_subplot()
+    kind = chart["kind"]
+    drawn = _DRAW[kind](figure, axes, chart)
+    axes.set_title(_wrap(chart["title"], width), loc="left")
+    axes.set_xlabel(plain(chart.get("x_label", "")))
+    axes.set_ylabel(plain(chart.get("y_label", "")))
+    if chart.get("y_log") and drawn:
+        axes.set_yscale("log")
+    if not drawn:
+        axes.text(0.5, 0.5, "no data", transform=axes.transAxes, ha="center", va="center",
+                  color="#777777")  # fmt: skip
+    return figure
+
+
+# ----------------------------------------------------------------------------- helpers
+def plain(text: str) -> str:
+    """``text`` drawn literally: ``$`` escaped so matplotlib never enters math mode."""
+    return text.replace("$", r"\$") if text else ""
+
+
+def is_background(name: str) -> bool:
+    return name.startswith("(") and name.endswith(")")
+
+
+def _wrap(title: str, width: int) -> str:
+    columns = max(30, int(width / 9.5))
+    return "\n".join(textwrap.wrap(plain(title), columns)[:3]) or " "
+
+
+def _short(label: str, width: int = LABEL_WIDTH) -> str:
+    flat = " ".join(label.split())
+    flat = plain(flat if len(flat) <= width else flat[: width - 1] + "…")
+    return " " + flat if flat.startswith("_") else flat  # matplotlib hides "_..." legend labels
+
+
+def _colors(names: Sequence[str]) -> dict[str, str]:
+    """Palette colours for ``names`` in order, grey for background names."""
+    out: dict[str, str] = {}
+    position = 0
+    for name in names:
+        if is_background(name):
+            out[name] = BACKGROUND
+        else:
+            out[name] = PALETTE[position % len(PALETTE)]
+            position += 1
+    return out
+
+
+def _legend(axes: Axes, count: int, **kwargs: Any) -> None:
+    if 1 < count <= MAX_LEGEND:
+        axes.legend(loc="best", markerscale=kwargs.pop("markerscale", 1.0), **kwargs)
+
+
+# ----------------------------------------------------------------------------- kinds
+def _scatter(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
+    import numpy as np
+
+    series = chart["series"]
+    total = sum(len(s["x"]) for s in series)
+    if total == 0:
+        return False
+    size = float(np.clip(6000.0 / total, 0.4, 28.0))
+    alpha = 0.85 if total < 5_000 else 0.55
+    raster = total > RASTERIZE_ABOVE
+    entries = 0
+    series_colors = _colors([s["name"] for s in series])
+    for s in series:
+        x = np.asarray(s["x"], dtype=np.float64)
+        y = np.asarray(s["y"], dtype=np.float64)
+        if "color" in s:
+            values = np.asarray(s["color"], dtype=np.float64)
+            order = np.argsort(values, kind="stable")  # high values on top
+            points = axes.scatter(x[order], y[order], c=values[order], cmap=COLORMAP, s=size,
+                                  alpha=alpha, linewidths=0, rasterized=raster)  # fmt: skip
+            bar = figure.colorbar(points, ax=axes, shrink=0.85)
+            bar.set_label(plain(s["name"]))
+            if bar.solids is not None:
+                bar.solids.set_alpha(1.0)
+        elif "category" in s:
+            entries += _categories(axes, x, y, s["category"], size, alpha, raster)
+        else:
+            axes.scatter(x, y, s=size, color=series_colors[s["name"]], alpha=alpha, linewidths=0,
+                         rasterized=raster, label=_short(s["name"]))  # fmt: skip
+            entries += 1
+    _legend(axes, entries, markerscale=max(1.0, 5.0 / math.sqrt(size)))
+    return True
+
+
+def _categories(
+    axes: Axes, x: Any, y: Any, category: list[str], size: float, alpha: float, raster: bool
+) -> int:
+    """Points coloured by category: background first, then largest first (small groups on
+    top); one legend entry per category when there are few, one draw call when many."""
+    import numpy as np
+    from matplotlib.colors import to_rgba_array
+
+    names, codes, counts = np.unique(np.asarray(category, dtype=object), return_inverse=True,
+                                     return_counts=True)  # fmt: skip
+    names = [str(n) for n in names]
+    by_size = sorted(range(len(names)), key=lambda i: (-counts[i], names[i]))
+    colors = _colors([names[i] for i in by_size])
+    ordered = sorted(by_size, key=lambda i: not is_background(names[i]))
+    if len(names) <= MAX_LEGEND:
+        for i in ordered:
+            mask = codes == i
+            axes.scatter(x[mask], y[mask], s=size, color=colors[names[i]], alpha=alpha,
+                         linewidths=0, rasterized=raster,
+                         label=f"{_short(names[i])} ({counts[i]:,})")  # fmt: skip
+        return len(names)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[ordered] = np.arange(len(names))
+    order = np.argsort(rank[codes], kind="stable")
+    palette = to_rgba_array([colors[n] for n in names])
+    axes.scatter(x[order], y[order], s=size, c=palette[codes[order]], alpha=alpha,
+                 linewidths=0, rasterized=raster)  # fmt: skip
+    return 0
+
+
+def _line(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
+    series = chart["series"]
+    colors = _colors([s["name"] for s in series])
+    handles: dict[int, Any] = {}
+    ordered = sorted(range(len(series)), key=lambda i: not is_background(series[i]["name"]))
+    for i in ordered:  # background beneath, legend in the chart's order
+        s = series[i]
+        if not s["x"]:
+            continue
+        background = is_background(s["name"])
+        marker = "o" if len(s["x"]) <= 40 and not background else None
+        (handles[i],) = axes.plot(
+            s["x"], s["y"], color=colors[s["name"]], linewidth=1.4 if background else 1.8,
+            linestyle="--" if background else "-", marker=marker, markersize=3.5,
+            label=_short(s["name"], 48),
+        )  # fmt: skip
+    if 1 < len(handles) <= MAX_LEGEND:
+        axes.legend(handles=[handles[i] for i in sorted(handles)], loc="best")
+    return bool(handles)
+
+
+def _bar(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
+    import numpy as np
+
+    series = chart["series"]
+    categories: list[str] = []
+    for s in series:
+        for name in s["x"]:
+            if name not in categories:
+                categories.append(name)
+    if not categories:
+        return False
+    where = {name: i for i, name in enumerate(categories)}
+    colors = _colors([s["name"] for s in series])
+    group = 0.8
+    width = group / len(series)
+    for number, s in enumerate(series):
+        offsets = (number - (len(series) - 1) / 2) * width
+        positions = np.asarray([where[name] for name in s["x"]], dtype=np.float64) + offsets
+        axes.bar(positions, s["y"], width=width * 0.95, color=colors[s["name"]],
+                 label=_short(s["name"], 48))  # fmt: skip
+    axes.grid(False, axis="x")
+    axes.axhline(0.0, color="#555555", linewidth=0.8)
+    if len(categories) <= MAX_TICK_LABELS:
+        longest = max(len(c) for c in categories)
+        rotate = len(categories) > 8 or longest * len(categories) > 90
+        axes.set_xticks(range(len(categories)), [_short(c) for c in categories],
+                        rotation=60 if rotate else 0, ha="right" if rotate else "center",
+                        fontsize=8 if len(categories) > 25 else 9)  # fmt: skip
+    else:
+        axes.set_xticks([])
+    _legend(axes, len(series))
+    return True
+
+
+def _histogram(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
+    import numpy as np
+
+    series = [s for s in chart["series"] if s["values"]]
+    if not series:
+        return False
+    bins = chart.get("bins", DEFAULT_BINS)
+    low = min(min(s["values"]) for s in series)
+    high = max(max(s["values"]) for s in series)
+    edges = np.linspace(low, high if high > low else low + 1.0, bins + 1)
+    colors = _colors([s["name"] for s in chart["series"]])
+    for s in series:
+        axes.hist(s["values"], bins=edges, color=colors[s["name"]],
+                  alpha=0.6 if len(series) > 1 else 0.9, label=_short(s["name"], 48))  # fmt: skip
+    _legend(axes, len(series))
+    return True
+
+
+def _heatmap(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
+    import numpy as np
+
+    s = chart["series"][0]
+    grid = np.asarray(s["z"], dtype=np.float64)
+    if grid.size == 0:
+        return False
+    image = axes.imshow(grid, cmap=COLORMAP, aspect="auto", interpolation="nearest")
+    bar = figure.colorbar(image, ax=axes, shrink=0.85)
+    bar.set_label(plain(s["name"]))
+    axes.grid(False)
+    rows, columns = grid.shape
+    if "x" in s and columns <= MAX_TICK_LABELS:
+        axes.set_xticks(range(columns), [_short(c) for c in s["x"]], rotation=60, ha="right")
+    if "y" in s and rows <= MAX_TICK_LABELS:
+        axes.set_yticks(range(rows), [_short(r) for r in s["y"]])
+    return True
+
+
+_DRAW = {
+    "scatter": _scatter,
+    "line": _line,
+    "bar": _bar,
+    "histogram": _histogram,
+    "heatmap": _heatmap,
+}
+
+__all__ = ["FORMATS", "PALETTE", "build_figure", "plain", "render_chart", "save_chart"]
