@@ -130,8 +130,8 @@ def deep_scroll(project: Path, rows: int) -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     from vendiscope.gui.app import create_app
-    from vendiscope.gui.document import ProjectDocument
-    from vendiscope.gui.records_view import RecordsView
+    from vendiscope.gui.records.view import RecordsView
+    from vendiscope.gui.windows.document import ProjectDocument
 
     app = create_app()
     document = ProjectDocument()
@@ -186,8 +186,8 @@ def map_at_scale(project: Path, rows: int) -> dict[str, object]:
     from PySide6.QtWidgets import QApplication
 
     from vendiscope.gui.app import create_app
-    from vendiscope.gui.document import ProjectDocument
-    from vendiscope.gui.map_view import MapView
+    from vendiscope.gui.map.view import MapView
+    from vendiscope.gui.windows.document import ProjectDocument
 
     ensure_map(project, rows)
     app = create_app()
@@ -278,9 +278,9 @@ def event_loop_latency(project: Path, *, in_process: bool) -> dict[str, float]:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from vendiscope.gui import tasks
     from vendiscope.gui.app import create_app
-    from vendiscope.gui.jobs import JobManager
+    from vendiscope.gui.jobs import tasks
+    from vendiscope.gui.jobs.manager import JobManager
 
     assert "torch" not in sys.modules, "torch must be imported by the job, not before"
     app = create_app()

@@ -125,7 +125,7 @@ def test_a_killed_gradients_run_logs_progress_reads_interrupted_and_resumes(
 
     from vendiscope.core.store import vectors
     from vendiscope.core.store.project import Project
-    from vendiscope.gui.project_nodes import project_nodes
+    from vendiscope.gui.project.nodes import project_nodes
 
     source = tmp_path / "demo.jsonl"
     source.write_bytes(b"\n".join(DEMO.read_bytes().splitlines()[:40]) + b"\n")

@@ -179,8 +179,8 @@ def test_the_desktop_apps_job_process_runs_on_ray(cluster, tmp_path, monkeypatch
     """The GUI runs model jobs in a child process (``gui.job_process``); with
     ``VENDISCOPE_ENGINE=ray`` their chunks go to Ray and progress still reaches the panel."""
     from vendiscope.core.base.jobs import CancelToken
-    from vendiscope.gui import tasks
-    from vendiscope.gui.job_process import run_in_process
+    from vendiscope.gui.jobs import tasks
+    from vendiscope.gui.jobs.process import run_in_process
 
     monkeypatch.setenv("VENDISCOPE_ENGINE", "ray")
     source = tmp_path / "demo.jsonl"

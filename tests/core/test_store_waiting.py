@@ -124,7 +124,7 @@ def test_a_lock_held_by_this_process_still_fails(
 
 def test_a_gui_job_shows_the_wait_as_its_description(tmp_path: Path) -> None:
     from tests.gui import _process_tasks
-    from vendiscope.gui.job_process import run_in_process
+    from vendiscope.gui.jobs.process import run_in_process
 
     location = imported(tmp_path)
     more = write_jsonl(tmp_path / "more.jsonl", qa_rows(10, start=500))

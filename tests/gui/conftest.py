@@ -25,7 +25,7 @@ def _styled_app(qapp: QApplication) -> QApplication:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Any:
-    from vendiscope.gui.settings import AppSettings
+    from vendiscope.gui.windows.settings import AppSettings
 
     return AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
 
@@ -80,7 +80,7 @@ def small_project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def window(qtbot: Any, settings: Any, tmp_path: Path) -> Iterator[Any]:
-    from vendiscope.gui.main_window import MainWindow
+    from vendiscope.gui.windows.main_window import MainWindow
 
     created = MainWindow(settings, demo_path=tmp_path / "built-demo.vscope")
     qtbot.addWidget(created)

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QScrollArea
 
 from tests.gui.conftest import make_project, open_project, screenshot
-from vendiscope.gui.main_window import MainWindow
+from vendiscope.gui.windows.main_window import MainWindow
 
 LONG_SOURCES = [
     f"{name}-questions-collected-from-the-public-forum-archive"
@@ -41,7 +41,7 @@ def inside(widget, ancestor) -> QRect:
 def test_the_spectrum_legend_is_whole_with_swatches_and_below_the_curves(
     qtbot, window: MainWindow, demo_project: Path
 ) -> None:
-    from vendiscope.gui.spectrum_plot import series_colours
+    from vendiscope.gui.dashboard.spectrum_plot import series_colours
 
     open_project(qtbot, window, demo_project)
     dashboard = window.open_view("dashboard", "demo")
@@ -139,7 +139,7 @@ def test_composition_defaults_to_the_score_there_is_and_its_labels_never_overlap
 
 
 def test_category_axes_name_rows_and_columns_of_a_heatmap(qtbot) -> None:
-    from vendiscope.gui.chart_renderer import ChartRenderer
+    from vendiscope.gui.views.chart_renderer import ChartRenderer
 
     renderer = ChartRenderer()
     qtbot.addWidget(renderer)

@@ -9,7 +9,7 @@ from tests.gui.conftest import answer_message_box, make_project, open_project, t
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.vectors import bundled_models
-from vendiscope.gui.jobs import JobState
+from vendiscope.gui.jobs.manager import JobState
 
 
 @pytest.mark.skipif(bundled_models.sentence_encoder_dir() is None, reason="needs MiniLM")

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.conftest import ANALYSED, open_project, screenshot, wait_job
-from vendiscope.gui.jobs import JobState
-from vendiscope.gui.main_window import MainWindow
+from vendiscope.gui.jobs.manager import JobState
+from vendiscope.gui.windows.main_window import MainWindow
 
 
 def test_the_dashboard_lists_sparse_clusters_with_examples(
@@ -48,8 +48,8 @@ def test_finding_clusters_is_one_click_from_the_dashboard(
     from tests.core._planted import planted_vectors, write_set
     from tests.gui.conftest import make_project, tiny_rows
     from vendiscope.core.store.project import Project
-    from vendiscope.gui import pipeline
-    from vendiscope.gui.pipeline_dialogs import ClusterDialog
+    from vendiscope.gui.dialogs.pipeline_dialogs import ClusterDialog
+    from vendiscope.gui.jobs import pipeline
 
     monkeypatch.setattr(pipeline, "JOBS_IN_PROCESS", False)
     path = make_project(tmp_path / "plain.vscope", tiny_rows(120), name="plain")

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 
 from tests.conftest import write_jsonl
 from tests.gui.conftest import open_project, screenshot, wait_job
-from vendiscope.gui.jobs import JobState
+from vendiscope.gui.jobs.manager import JobState
 
 
 def rows(n: int) -> list[dict]:

@@ -337,7 +337,7 @@ def test_view_plugins_show_the_data_s_markup_as_text(
 def test_charts_show_the_data_s_markup_as_text(qtbot, hostile: Hostile) -> None:
     """Any chart description (from a plugin, from data): title, axis labels, series names,
     categories and hover tooltips."""
-    from vendiscope.gui.chart_renderer import ChartRenderer
+    from vendiscope.gui.views.chart_renderer import ChartRenderer
 
     renderer = ChartRenderer()
     qtbot.addWidget(renderer)
@@ -412,9 +412,9 @@ def test_the_import_dialog_shows_file_names_and_rows_as_text(
 
 def test_dialogs_quoting_names_show_them_as_text(qtbot, hostile_project, hostile) -> None:
     from vendiscope.core.store.project import Project
-    from vendiscope.gui.error_dialog import ErrorDialog
-    from vendiscope.gui.run_details import RunDetailsDialog
-    from vendiscope.gui.text import message_box
+    from vendiscope.gui.dialogs.error_dialog import ErrorDialog
+    from vendiscope.gui.project.run_details import RunDetailsDialog
+    from vendiscope.gui.widgets.text import message_box
 
     with Project.open(hostile_project) as project:
         runs = project.runs(hostile.dataset)
@@ -444,7 +444,7 @@ STATIC_BOXES = {"question", "information", "warning", "critical"}
 
 def _own_text_widgets(path: Path) -> list[str]:
     """Where ``path`` makes a label or a message box itself instead of through
-    :mod:`vendiscope.gui.text`, or sets HTML or Markdown."""
+    :mod:`vendiscope.gui.widgets.text`, or sets HTML or Markdown."""
     import ast
 
     found = []

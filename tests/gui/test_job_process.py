@@ -9,7 +9,7 @@ import pytest
 from tests.gui import _process_tasks
 from vendiscope.core.base.errors import InputError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
-from vendiscope.gui.job_process import JobProcessError, run_in_process
+from vendiscope.gui.jobs.process import JobProcessError, run_in_process
 
 
 def run(func, *args, cancel: CancelToken | None = None, **kwargs):
@@ -88,7 +88,7 @@ def test_cancel_stops_a_real_gradient_job_within_a_batch(tmp_path) -> None:
     from tests.gui.conftest import make_project, tiny_rows
     from vendiscope.core.store import vectors
     from vendiscope.core.store.project import Project
-    from vendiscope.gui import tasks
+    from vendiscope.gui.jobs import tasks
 
     location = make_project(tmp_path / "g.vscope", tiny_rows(24), name="tiny")
     cancel = CancelToken()

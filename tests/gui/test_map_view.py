@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QApplication
 
 from tests.gui._mouse import click, drag, move
 from tests.gui.conftest import ANALYSED, open_project, screenshot, wait_job
-from vendiscope.gui.jobs import JobState
-from vendiscope.gui.main_window import MainWindow
-from vendiscope.gui.map_view import MapView, SubsetNameDialog
+from vendiscope.gui.jobs.manager import JobState
+from vendiscope.gui.map.view import MapView, SubsetNameDialog
+from vendiscope.gui.windows.main_window import MainWindow
 
 
 def open_map(qtbot, window: MainWindow, path: Path) -> MapView:
@@ -223,8 +223,8 @@ def test_compute_map_from_the_empty_view(
     from tests.core._planted import planted_vectors, write_set
     from tests.gui.conftest import make_project, tiny_rows
     from vendiscope.core.store.project import Project
-    from vendiscope.gui import pipeline
-    from vendiscope.gui.pipeline_dialogs import MapDialog
+    from vendiscope.gui.dialogs.pipeline_dialogs import MapDialog
+    from vendiscope.gui.jobs import pipeline
 
     monkeypatch.setattr(pipeline, "JOBS_IN_PROCESS", False)  # PCA needs no process of its own
     path = make_project(tmp_path / "nomap.vscope", tiny_rows(120), name=ANALYSED)
@@ -261,7 +261,7 @@ def test_a_large_cloud_draws_density_then_points(qtbot, count: int) -> None:
     """Level of detail: a raster of a crowd when zoomed out, discs when zoomed in."""
     from PySide6.QtCore import QRectF
 
-    from vendiscope.gui.map_canvas import MapCanvas
+    from vendiscope.gui.map.canvas import MapCanvas
 
     canvas = MapCanvas()
     qtbot.addWidget(canvas)
@@ -283,7 +283,7 @@ def test_a_large_cloud_draws_density_then_points(qtbot, count: int) -> None:
 
 def test_the_map_in_a_dark_palette(qtbot, settings, analysed_project: Path) -> None:
     """Colours come from the palette: the categorical hues are lifted on a dark base."""
-    from vendiscope.gui.style import dark_palette
+    from vendiscope.gui.widgets.style import dark_palette
 
     app = QApplication.instance()
     light = app.palette()

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.conftest import make_project, tiny_rows
-from vendiscope.gui.pipeline_dialogs import EmbedDialog, FeaturizeDialog, ScoreDialog
+from vendiscope.gui.dialogs.pipeline_dialogs import EmbedDialog, FeaturizeDialog, ScoreDialog
 
 
 def test_opening_and_closing_the_score_dialog_prints_no_error(qtbot, capfd) -> None:

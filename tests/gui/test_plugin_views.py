@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from tests.gui.conftest import ANALYSED, open_project, screenshot
 from vendiscope.api import FromProject, Range
-from vendiscope.gui.main_window import MainWindow
-from vendiscope.gui.param_form import ParamDialog
-from vendiscope.gui.plugin_views import ChartTab
+from vendiscope.gui.views.plugin_views import ChartTab
+from vendiscope.gui.widgets.param_form import ParamDialog
+from vendiscope.gui.windows.main_window import MainWindow
 
 BUILT_IN_VIEWS = {
     "map", "cluster-coverage", "selection-curves", "spectrum", "composition", "coverage",
@@ -134,7 +134,7 @@ def test_a_view_with_parameters_asks_for_them_first(
 def test_a_broken_view_shows_a_readable_error_not_a_crash(
     qtbot, window: MainWindow, analysed_project: Path, registry
 ) -> None:
-    from vendiscope.gui.error_dialog import ErrorDialog
+    from vendiscope.gui.dialogs.error_dialog import ErrorDialog
 
     window.plugin_views.set_registry(registry)
     open_project(qtbot, window, analysed_project)
@@ -410,7 +410,7 @@ def test_param_form_lists_project_names_and_words_problems_with_labels(qtbot) ->
             top_k: Annotated[int, Range(1)] = 5,
         ) -> None: ...
 
-    from vendiscope.gui.param_form import ParamForm
+    from vendiscope.gui.widgets.param_form import ParamForm
 
     offered = {"subset": [("a  (3 records)", "a"), ("b  (4 records)", "b")], "vector_set": []}
     form = ParamForm(describe_params(Example), choices=lambda s: offered[s.what], show_help=True)
@@ -435,7 +435,7 @@ def test_param_form_lists_project_names_and_words_problems_with_labels(qtbot) ->
 
 def test_a_form_error_names_the_label_not_the_parameter(qtbot) -> None:
     from vendiscope.api import describe_params
-    from vendiscope.gui.param_form import ParamForm
+    from vendiscope.gui.widgets.param_form import ParamForm
 
     class Example:
         def __init__(self, model_name: str, max_shard_size: int | str = 10) -> None: ...

@@ -12,8 +12,8 @@ from vendiscope.core.base.errors import PluginError, PluginRuntimeError
 from vendiscope.core.plugins.interfaces import View
 from vendiscope.core.plugins.manifest import Contribution, PluginManifest
 from vendiscope.core.plugins.registry import PluginRegistry
-from vendiscope.gui.about import AboutDialog, versions
-from vendiscope.gui.plugins_window import DETAILS_ROLE, PluginsWindow
+from vendiscope.gui.windows.about import AboutDialog, versions
+from vendiscope.gui.windows.plugins_window import DETAILS_ROLE, PluginsWindow
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_the_window_and_about_import_nothing_heavy() -> None:
     probe = (
         "import sys\n"
         "from vendiscope.gui.app import create_app, create_window\n"
-        "from vendiscope.gui.about import AboutDialog\n"
+        "from vendiscope.gui.windows.about import AboutDialog\n"
         "app = create_app(['x'])\n"
         "window = create_window()\n"
         "window.show(); app.processEvents()\n"

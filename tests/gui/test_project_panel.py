@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from tests.gui.conftest import open_project, screenshot
-from vendiscope.gui.main_window import MainWindow
+from vendiscope.gui.windows.main_window import MainWindow
 
 
 def test_an_empty_project_says_how_to_import_and_offers_a_button(
@@ -62,7 +62,7 @@ def test_vector_sets_show_their_whole_name_kind_size_and_status_in_a_tooltip(
 
 
 def test_the_central_page_of_an_empty_project_says_how_to_import(qtbot) -> None:
-    from vendiscope.gui.start_page import NoViewsPage
+    from vendiscope.gui.windows.start_page import NoViewsPage
 
     page = NoViewsPage()
     qtbot.addWidget(page)

@@ -19,11 +19,11 @@ from PySide6.QtWidgets import (
 
 from tests.gui.conftest import ANALYSED, open_project, screenshot, wait_job
 from vendiscope.core.plugins.params import ParamError, Range, describe_params
-from vendiscope.gui.jobs import JobState
-from vendiscope.gui.main_window import MainWindow
-from vendiscope.gui.param_form import ParamForm
-from vendiscope.gui.selection_form import BUDGET_RULE, default_budget
-from vendiscope.gui.selection_workbench import RUN_COLUMNS, SelectionWorkbench
+from vendiscope.gui.jobs.manager import JobState
+from vendiscope.gui.selection.form import BUDGET_RULE, default_budget
+from vendiscope.gui.selection.workbench import RUN_COLUMNS, SelectionWorkbench
+from vendiscope.gui.widgets.param_form import ParamForm
+from vendiscope.gui.windows.main_window import MainWindow
 
 
 def open_workbench(qtbot, window: MainWindow, path: Path) -> SelectionWorkbench:
@@ -155,7 +155,7 @@ def test_two_methods_run_as_two_jobs_and_their_curves_appear(
 def test_export_a_run_subset_with_its_selection_run(
     qtbot, window: MainWindow, analysed_project: Path, tmp_path: Path
 ) -> None:
-    from vendiscope.gui.export_dialog import ExportDialog
+    from vendiscope.gui.dialogs.export_dialog import ExportDialog
 
     view = open_workbench(qtbot, window, analysed_project)
     view.select_run(next(iter(selection_results(analysed_project))))

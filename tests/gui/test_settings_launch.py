@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vendiscope.gui.settings import MAX_RECENT, SETTINGS_VERSION
+from vendiscope.gui.windows.settings import MAX_RECENT, SETTINGS_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).with_name("vendiscope")

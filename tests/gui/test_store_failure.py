@@ -10,9 +10,10 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.conftest import make_project, open_project, tiny_rows, wait_job
-from vendiscope.gui import store_guard, tasks
-from vendiscope.gui.error_dialog import ErrorDialog
-from vendiscope.gui.jobs import JobState
+from vendiscope.gui.dialogs.error_dialog import ErrorDialog
+from vendiscope.gui.jobs import tasks
+from vendiscope.gui.jobs.manager import JobState
+from vendiscope.gui.windows import store_guard
 
 # Another program writes over the middle of the file (a sync client, a bad disk).
 DAMAGE = """

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from tests.gui.conftest import make_project, open_project, tiny_rows, wait_job
-from vendiscope.gui import tasks
-from vendiscope.gui.jobs import JobState
+from vendiscope.gui.jobs import tasks
+from vendiscope.gui.jobs.manager import JobState
 
 
 def tree_counts(window, dataset: str) -> dict[str, int]:

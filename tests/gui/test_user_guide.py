@@ -8,8 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QUrl
 
 from tests.gui.conftest import screenshot
-from vendiscope.gui.main_window import MainWindow
-from vendiscope.gui.user_guide import (
+from vendiscope.gui.windows.main_window import MainWindow
+from vendiscope.gui.windows.user_guide import (
     GUIDE_FOLDERS,
     GuideBrowser,
     UserGuideDialog,

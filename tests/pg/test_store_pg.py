@@ -158,7 +158,7 @@ def test_vector_chunks_are_bytea_and_a_second_writer_is_skipped(project, tmp_pat
 
 def test_the_desktop_app_opens_a_catalog_like_a_file(project, tmp_path: Path) -> None:
     pytest.importorskip("PySide6")
-    from vendiscope.gui.document import ProjectDocument
+    from vendiscope.gui.windows.document import ProjectDocument
 
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(5)), name="d")
     document = ProjectDocument()

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def __getattr__(name: str) -> Any:  # pragma: no cover - convenience for interactive use
     if name == "MainWindow":
-        from vendiscope.gui.main_window import MainWindow
+        from vendiscope.gui.windows.main_window import MainWindow
 
         return MainWindow
     raise AttributeError(name)

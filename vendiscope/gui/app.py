@@ -18,11 +18,12 @@ from PySide6.QtCore import QEvent, QObject, QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from vendiscope import __version__
-from vendiscope.gui import store_guard, system_libs
-from vendiscope.gui.icons import app_icon
-from vendiscope.gui.main_window import MainWindow
-from vendiscope.gui.settings import APPLICATION, ORGANIZATION, AppSettings
-from vendiscope.gui.style import apply_style
+from vendiscope.gui import system_libs
+from vendiscope.gui.widgets.icons import app_icon
+from vendiscope.gui.widgets.style import apply_style
+from vendiscope.gui.windows import store_guard
+from vendiscope.gui.windows.main_window import MainWindow
+from vendiscope.gui.windows.settings import APPLICATION, ORGANIZATION, AppSettings
 
 
 def create_app(argv: list[str] | None = None, theme: str | None = None) -> QApplication:

@@ -1,0 +1,1 @@
+"""The diversity dashboard of a dataset (``data`` is Qt-free)."""

@@ -1,0 +1,186 @@
+"""The numbers of the diversity dashboard, gathered from the project's runs (no Qt).
+
+G-Vendi and embedding-Vendi come from the latest complete score runs (``kind="metric"``,
+``params.metric`` ``gvendi`` or ``vendi``), with the bootstrap interval and the top of the
+eigenvalue spectrum the Vendi metric keeps in the run's details; near-duplicates from the
+latest complete ``near-duplicates`` run; sparse clusters (with example records) from the
+latest clustering run; counts and sources from ``Project.stats``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.store.models import RunInfo
+from vendiscope.gui.jobs.tasks import opened
+
+if TYPE_CHECKING:
+    from vendiscope.core.store.project import Project
+
+METRICS = {"gvendi": "G-Vendi", "vendi": "Embedding-Vendi"}
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    metric: str
+    label: str
+    value: float
+    n: int
+    q: Any
+    ci: tuple[float, float] | None
+    ci_level: float | None
+    spectrum: list[float]
+    per_source: dict[str, dict[str, float]]
+    run_id: int
+    vector_set: str
+    finished_at: datetime | None
+
+    @property
+    def share(self) -> float:
+        """Effective distinct examples as a share of all records."""
+        return self.value / self.n if self.n else 0.0
+
+
+@dataclass(frozen=True)
+class NearDuplicateSummary:
+    threshold: float
+    groups: int
+    redundant: int
+    records_in_groups: int
+    largest_group: int
+    run_id: int
+    vector_set: str
+
+
+@dataclass(frozen=True)
+class SparseCluster:
+    cluster: int
+    size: int
+    examples: list[tuple[int, str]]  # (position, shortened text)
+
+
+@dataclass(frozen=True)
+class ClusterSummary:
+    """The latest clustering: how many clusters are sparse (smaller than the median)."""
+
+    run_id: int
+    vector_set: str
+    n_clusters: int
+    median_size: float
+    sparse: int
+    records_in_sparse: int
+    records: int
+    smallest: list[SparseCluster]
+
+
+@dataclass(frozen=True)
+class DashboardSummary:
+    dataset: str
+    rows: int
+    unique: int
+    exact_duplicates: int
+    sources: dict[str, int]
+    gvendi: ScoreSummary | None = None
+    evendi: ScoreSummary | None = None
+    near_duplicates: NearDuplicateSummary | None = None
+    clusters: ClusterSummary | None = None
+    embedding_sets: list[str] = field(default_factory=list)
+    gradient_sets: list[str] = field(default_factory=list)
+
+
+def summarize(location: str, dataset: str) -> DashboardSummary:
+    """Everything the dashboard shows, read in one go (run it off the GUI thread)."""
+    with opened(location) as project:
+        return summarize_project(project, dataset)
+
+
+def summarize_project(project: Project, dataset: str) -> DashboardSummary:
+    from vendiscope.core.store import vectors
+
+    stats = project.stats(dataset)
+    runs = [r for r in project.runs(dataset) if r.status == "complete"]
+    complete = vectors.complete_sets(project, dataset)
+    return DashboardSummary(
+        dataset=dataset,
+        rows=stats["rows"],
+        unique=stats["unique"],
+        exact_duplicates=stats["exact_duplicates"],
+        sources=stats["sources"],
+        gvendi=_score(runs, "gvendi"),
+        evendi=_score(runs, "vendi"),
+        near_duplicates=_near_duplicates(runs),
+        clusters=_clusters(project, dataset),
+        embedding_sets=[s.name for s in complete if s.kind == "embedding"],
+        gradient_sets=[s.name for s in complete if s.kind == "gradient"],
+    )
+
+
+def _score(runs: list[RunInfo], metric: str) -> ScoreSummary | None:
+    found = [r for r in runs if r.kind == "metric" and r.params.get("metric") == metric]
+    if not found or not found[-1].result:
+        return None
+    run = found[-1]
+    result = run.result or {}
+    details = result.get("details", {})
+    ci = details.get("ci")
+    return ScoreSummary(
+        metric=metric,
+        label=METRICS[metric],
+        value=float(result["value"]),
+        n=int(result.get("n", details.get("n", 0))),
+        q=details.get("q", run.params.get("params", {}).get("q", 1.0)),
+        ci=(float(ci[0]), float(ci[1])) if ci else None,
+        ci_level=details.get("ci_level"),
+        spectrum=[float(x) for x in details.get("spectrum_top", [])],
+        per_source=result.get("per_source", {}),
+        run_id=run.id,
+        vector_set=run.params.get("vector_set", ""),
+        finished_at=run.finished_at,
+    )
+
+
+def _near_duplicates(runs: list[RunInfo]) -> NearDuplicateSummary | None:
+    found = [r for r in runs if r.kind == "near-duplicates" and r.result]
+    if not found:
+        return None
+    run = found[-1]
+    result = run.result or {}
+    return NearDuplicateSummary(
+        threshold=float(result.get("threshold", run.params.get("threshold", 0.0))),
+        groups=int(result.get("groups", 0)),
+        redundant=int(result.get("redundant", 0)),
+        records_in_groups=int(result.get("records_in_groups", 0)),
+        largest_group=int(result.get("largest_group", 0)),
+        run_id=run.id,
+        vector_set=str(result.get("vector_set", run.params.get("vector_set", ""))),
+    )
+
+
+def _clusters(project: Project, dataset: str, listed: int = 12) -> ClusterSummary | None:
+    """The latest clustering run with example records of its smallest sparse clusters."""
+    from vendiscope.core.views.data import NotComputed, cluster_table, sparse_cluster_examples
+
+    try:
+        table = cluster_table(project, dataset)
+        examples = sparse_cluster_examples(project, dataset, limit=listed, width=160)
+    except NotComputed:
+        return None
+    return ClusterSummary(
+        run_id=int(table["run_id"]),
+        vector_set=str(table.get("vector_set") or ""),
+        n_clusters=int(table["n_clusters"]),
+        median_size=float(table["median_size"]),
+        sparse=len(table["sparse"]),
+        records_in_sparse=int(table["records_in_sparse"]),
+        records=int(table["records"]),
+        smallest=[
+            SparseCluster(
+                int(found["cluster"]),
+                int(found["size"]),
+                [(int(r["position"]), str(r["text"])) for r in found["records"]],
+            )
+            for found in examples
+        ],
+    )

@@ -1,0 +1,1 @@
+"""Dialogs: import, export, pipeline options, errors."""

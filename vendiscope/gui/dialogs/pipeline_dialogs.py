@@ -1,0 +1,493 @@
+"""Small options dialogs for the pipeline jobs (embed, gradients, score, near-duplicates).
+
+Each dialog returns the keyword arguments of its task in :mod:`vendiscope.gui.jobs.tasks`; the
+defaults are the CLI's, so clicking OK does what ``vendiscope embed PROJECT DATASET`` does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vendiscope.gui.widgets.text import plain_label
+
+if TYPE_CHECKING:
+    from vendiscope.core.store.vectors import VectorSetInfo
+
+DEVICES = ("auto", "cpu", "cuda")
+FIELDS = ("auto", "prompt", "response", "prompt+response", "text", "all")  # core.embedding.FIELDS
+
+
+class OptionsDialog(QDialog):
+    """A titled form with an explanation and OK/Cancel."""
+
+    def __init__(self, title: str, intro: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setMinimumWidth(460)
+        self.form = QFormLayout()
+        intro_label = plain_label(intro)
+        intro_label.setWordWrap(True)
+        intro_label.setObjectName("hint")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro_label)
+        layout.addLayout(self.form)
+        layout.addWidget(self.buttons)
+
+    def add_rows(self, *rows: tuple[str, QWidget], needs: QComboBox | None = None) -> None:
+        """Add labelled fields; with ``needs``, Start stays disabled while it offers nothing."""
+        for label, widget in rows:
+            self.form.addRow(label, widget)
+        if needs is not None:
+            ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+            ok.setEnabled(needs.count() > 0)
+
+    def options(self) -> dict[str, Any]:  # pragma: no cover - overridden
+        return {}
+
+
+def _location_of(parent: QWidget | None) -> str | None:
+    """The open project's location, from the window that opens the dialog."""
+    document = getattr(parent, "document", None)
+    return getattr(document, "location", None) if document is not None else None
+
+
+class JobEstimateRow(QWidget):
+    """How long the dialog's job should take, measured here on the dataset's own records.
+
+    Shows a rough figure until **Measure** runs the job's model on 8 records (as a short job
+    in a child process, like the pipeline's jobs: the window stays responsive) and replaces
+    it with ``about 9 minutes on this machine for 300 records (1.8 s per record, measured on
+    8 records; ...)``. Changing an option shows the measurement of those options, if any.
+    Closing the dialog cancels a measurement still running.
+    """
+
+    def __init__(
+        self,
+        dialog: OptionsDialog,
+        step: str,
+        dataset: str,
+        location: str | None,
+        rough: str,
+        inputs: tuple[QWidget, ...],
+    ) -> None:
+        super().__init__(dialog)
+        from PySide6.QtWidgets import QHBoxLayout, QPushButton
+
+        self.dialog, self.step, self.dataset, self.location = dialog, step, dataset, location
+        self.rough = rough
+        self.job: Any = None
+        self.label = plain_label(rough)
+        self.label.setObjectName("hint")
+        self.label.setWordWrap(True)
+        self.button = QPushButton("Measure")
+        self.button.setToolTip(
+            "Time the model on 8 of this dataset's records here (loads the model: up to a "
+            "minute on a CPU), then extrapolate to the whole dataset"
+        )
+        self.button.setEnabled(location is not None)
+        self.button.clicked.connect(self.measure)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.button)
+        dialog.form.addRow("Time:", self)
+        for widget in inputs:
+            for name in ("currentTextChanged", "textChanged", "valueChanged"):
+                signal = getattr(widget, name, None)
+                if signal is not None:
+                    signal.connect(lambda *_: self.refresh())
+                    break
+        dialog.finished.connect(lambda _result: self.stop())
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the measurement of the current options, or the rough figure."""
+        if self.job is not None:
+            return
+        from vendiscope.gui.jobs import estimates
+
+        found = (
+            estimates.remembered(self.location, self.dataset, self.step, self.dialog.options())
+            if self.location is not None
+            else None
+        )
+        self.label.setText(f"Estimate: {found}" if found else self.rough)
+
+    def measure(self) -> None:
+        from vendiscope.gui.jobs import estimates
+        from vendiscope.gui.jobs.manager import start_now
+
+        if self.location is None or self.job is not None:
+            return
+        options = self.dialog.options()
+        self.label.setText("Measuring: loading the model, then timing 8 records…")
+        self.button.setEnabled(False)
+        self.job = start_now(
+            f"Measuring {self.step} of {self.dataset}",
+            estimates.measure,
+            self.location,
+            self.dataset,
+            self.step,
+            options,
+            in_process=estimates.IN_PROCESS,
+        )
+        self._measured_options = options
+        self.job.finished.connect(self._measured)  # a method: disconnected if the row goes
+
+    def _measured(self, job: Any) -> None:
+        from vendiscope.gui.dialogs.error_dialog import describe_error
+        from vendiscope.gui.jobs import estimates
+        from vendiscope.gui.jobs.manager import JobState
+
+        self.job = None
+        self.button.setEnabled(self.location is not None)
+        if job.state == JobState.DONE:
+            assert self.location is not None
+            estimates.remember(
+                self.location, self.dataset, self.step, self._measured_options, job.result
+            )
+            self.refresh()
+        elif job.state == JobState.FAILED and job.error is not None:
+            self.label.setText(f"Could not measure: {describe_error(job.error)}")
+        else:
+            self.label.setText(self.rough)
+
+    def stop(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+
+
+def _device_combo() -> QComboBox:
+    combo = QComboBox()
+    combo.addItems(DEVICES)
+    combo.setToolTip("auto: CUDA when available (half precision), else CPU")
+    return combo
+
+
+def _batch_spin() -> QSpinBox:
+    spin = QSpinBox()
+    spin.setRange(0, 4096)
+    spin.setSpecialValueText("automatic (from free memory)")
+    return spin
+
+
+def _vector_combo(sets: list[VectorSetInfo], kind: str) -> QComboBox:
+    combo = QComboBox()
+    for found in reversed([s for s in sets if s.kind == kind and s.status == "complete"]):
+        combo.addItem(f"{found.name} ({found.n_rows:,} x {found.dim})", found.name)
+    return combo
+
+
+class EmbedDialog(OptionsDialog):
+    def __init__(
+        self, dataset: str, parent: QWidget | None = None, *, location: str | None = None
+    ) -> None:
+        super().__init__(
+            f"Compute embeddings of {dataset}",
+            "Sentence embeddings for every record, stored in the project as a vector set. "
+            "Resumable: an interrupted job continues where it stopped. Records already embedded "
+            "with the same model (in any dataset) are copied, not recomputed.",
+            parent,
+        )
+        self.field = QComboBox()
+        self.field.addItems(FIELDS)
+        self.field.setToolTip("auto: prompt and response together when present, else text")
+        self.model = QLineEdit()
+        self.model.setPlaceholderText("bundled all-MiniLM-L6-v2 (offline)")
+        self.device = _device_combo()
+        self.batch = _batch_spin()
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("sentence-transformers/FIELD")
+        self.add_rows(
+            ("Text to embed:", self.field),
+            ("Model:", self.model),
+            ("Device:", self.device),
+            ("Batch size:", self.batch),
+            ("Vector set name:", self.name),
+        )
+        self.estimate = JobEstimateRow(
+            self,
+            "embed",
+            dataset,
+            location or _location_of(parent),
+            "On a CPU the bundled model embeds roughly 10-20 records a second (a few seconds "
+            "on a GPU for thousands).",
+            (self.field, self.model, self.device, self.batch, self.name),
+        )
+
+    def options(self) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        if self.model.text().strip():
+            params["model"] = self.model.text().strip()
+        if self.device.currentText() != "auto":
+            params["device"] = self.device.currentText()
+        if self.batch.value():
+            params["batch_size"] = self.batch.value()
+        return {
+            "field": self.field.currentText(),
+            "name": self.name.text().strip() or None,
+            "params": params,
+        }
+
+
+class FeaturizeDialog(OptionsDialog):
+    def __init__(
+        self, dataset: str, parent: QWidget | None = None, *, location: str | None = None
+    ) -> None:
+        super().__init__(
+            f"Compute gradient features of {dataset}",
+            "Per-example gradients of a small proxy language model, projected to 1,024 "
+            "dimensions: the features of G-Vendi. Resumable: an interrupted job continues "
+            "where it stopped.",
+            parent,
+        )
+        self.mode = QComboBox()
+        self.mode.addItems(["fast", "exact"])
+        self.mode.setToolTip("fast: LoGra-style factored projections; exact: full gradients")
+        self.model = QLineEdit()
+        self.model.setPlaceholderText("bundled SmolLM2-135M-Instruct (offline)")
+        self.device = _device_combo()
+        self.batch = _batch_spin()
+        self.add_rows(
+            ("Mode:", self.mode),
+            ("Proxy model:", self.model),
+            ("Device:", self.device),
+            ("Batch size:", self.batch),
+        )
+        self.estimate = JobEstimateRow(
+            self,
+            "featurize",
+            dataset,
+            location or _location_of(parent),
+            "Slow on a CPU: about 1-4 s per record on a laptop (30-60 minutes per thousand "
+            "records), much faster on a GPU.",
+            (self.mode, self.model, self.device, self.batch),
+        )
+
+    def options(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"mode": self.mode.currentText()}
+        if self.model.text().strip():
+            params["model"] = self.model.text().strip()
+        if self.device.currentText() != "auto":
+            params["device"] = self.device.currentText()
+        if self.batch.value():
+            params["batch_size"] = self.batch.value()
+        return {"params": params}
+
+
+class ScoreDialog(OptionsDialog):
+    def __init__(
+        self, dataset: str, metric: str, sets: list[VectorSetInfo], parent: QWidget | None = None
+    ) -> None:
+        label = "G-Vendi" if metric == "gvendi" else "embedding-Vendi"
+        super().__init__(
+            f"Score {label} of {dataset}",
+            f"The Vendi score of the dataset's {'gradient' if metric == 'gvendi' else 'embedding'}"
+            " vectors: the effective number of distinct examples, overall and per source, with "
+            "a per-record score you can sort the records by.",
+            parent,
+        )
+        # not ``self.metric``: that would shadow QWidget.metric(), which Qt calls when it paints
+        self.metric_name = metric
+        self.vector_set = _vector_combo(sets, "gradient" if metric == "gvendi" else "embedding")
+        self.q = QComboBox()
+        self.q.addItems(["1", "0.5", "2", "inf"])
+        self.q.setToolTip("Order q: 1 is the standard Vendi score; 0.5 weighs rare directions more")
+        self.bootstrap = QSpinBox()
+        self.bootstrap.setRange(0, 2000)
+        self.bootstrap.setSpecialValueText("none")
+        self.bootstrap.setToolTip("Bootstrap resamples for a confidence interval (each ~1 score)")
+        self.per_record = QComboBox()
+        self.per_record.addItems(["leverage", "contribution", "uniqueness", "none"])
+        self.add_rows(
+            ("Vector set:", self.vector_set),
+            ("Order q:", self.q),
+            ("Bootstrap:", self.bootstrap),
+            ("Per-record score:", self.per_record),
+            needs=self.vector_set,
+        )
+
+    def options(self) -> dict[str, Any]:
+        q = self.q.currentText()
+        per_record = self.per_record.currentText()
+        params: dict[str, Any] = {
+            "q": float("inf") if q == "inf" else float(q),
+            "bootstrap": self.bootstrap.value(),
+            "per_record": None if per_record == "none" else per_record,
+        }
+        return {
+            "metric": self.metric_name,
+            "vector_set": self.vector_set.currentData(),
+            "params": params,
+        }
+
+
+class NearDuplicatesDialog(OptionsDialog):
+    def __init__(
+        self,
+        dataset: str,
+        sets: list[VectorSetInfo],
+        subsets: list[str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(
+            f"Find near-duplicates in {dataset}",
+            "Links each record to its nearest neighbours at or above the cosine threshold; "
+            "linked records form groups. The lowest position of each group is kept, the others "
+            "are saved as the subset near-duplicates@THRESHOLD.",
+            parent,
+        )
+        self.subsets = set(subsets)
+        self.vector_set = _vector_combo(sets, "embedding")
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.5, 1.0)
+        self.threshold.setDecimals(3)
+        self.threshold.setSingleStep(0.01)
+        self.threshold.setValue(0.95)
+        self.threshold.setToolTip(
+            "0.98-1.0: copies differing in case or a word; 0.95: close rewordings; "
+            "0.85-0.9: paraphrases (may join different requests on one template)"
+        )
+        self.k = QSpinBox()
+        self.k.setRange(1, 200)
+        self.k.setValue(20)
+        self.overwrite = QCheckBox("Replace an existing subset of the same threshold")
+        self.add_rows(
+            ("Vector set:", self.vector_set),
+            ("Threshold:", self.threshold),
+            ("Neighbours (k):", self.k),
+            ("", self.overwrite),
+            needs=self.vector_set,
+        )
+        self.threshold.valueChanged.connect(self._threshold_changed)
+        self._threshold_changed(self.threshold.value())
+
+    def _threshold_changed(self, value: float) -> None:
+        from vendiscope.core.neighbors.search import near_duplicate_subset_name
+
+        exists = near_duplicate_subset_name(value) in self.subsets
+        self.overwrite.setChecked(exists)
+        self.overwrite.setEnabled(exists)
+
+    def options(self) -> dict[str, Any]:
+        return {
+            "vector_set": self.vector_set.currentData(),
+            "threshold": round(self.threshold.value(), 3),
+            "k": self.k.value(),
+            "overwrite": self.overwrite.isChecked(),
+        }
+
+
+def _feature_combo(sets: list[VectorSetInfo], kinds: tuple[str, ...]) -> QComboBox:
+    """Complete vector sets of ``kinds``, newest first, the first kind preferred."""
+    combo = QComboBox()
+    ranked = sorted(
+        (s for s in sets if s.kind in kinds and s.status == "complete" and s.dim >= 2),
+        key=lambda s: (kinds.index(s.kind), -s.id),
+    )
+    for found in ranked:
+        combo.addItem(f"{found.name} ({found.kind}, {found.n_rows:,} x {found.dim})", found.name)
+    return combo
+
+
+class MapDialog(OptionsDialog):
+    def __init__(
+        self, dataset: str, sets: list[VectorSetInfo], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(
+            f"Compute the map of {dataset}",
+            "A 2-D map of the records: similar records land near each other. UMAP keeps "
+            "neighbourhoods (its first run compiles for about 30 s; large sets are fitted on a "
+            "sample and the rest placed); PCA is instant but flattens clusters together.",
+            parent,
+        )
+        self.vector_set = _feature_combo(sets, ("embedding", "gradient", "feature"))
+        self.method = QComboBox()
+        self.method.addItem("UMAP (neighbourhoods)", "umap")
+        self.method.addItem("PCA (fast, linear)", "pca")
+        self.neighbours = QSpinBox()
+        self.neighbours.setRange(2, 200)
+        self.neighbours.setValue(15)
+        self.neighbours.setToolTip("UMAP: how many neighbours shape each point (local vs global)")
+        self.min_dist = QDoubleSpinBox()
+        self.min_dist.setRange(0.0, 0.99)
+        self.min_dist.setSingleStep(0.05)
+        self.min_dist.setValue(0.1)
+        self.min_dist.setToolTip("UMAP: how tightly points may pack (0 = tight clumps)")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.add_rows(
+            ("Vector set:", self.vector_set),
+            ("Method:", self.method),
+            ("Neighbours:", self.neighbours),
+            ("Minimum distance:", self.min_dist),
+            ("Seed:", self.seed),
+            needs=self.vector_set,
+        )
+        self.method.currentIndexChanged.connect(self._method_changed)
+
+    def _method_changed(self) -> None:
+        umap = self.method.currentData() == "umap"
+        self.neighbours.setEnabled(umap)
+        self.min_dist.setEnabled(umap)
+
+    def options(self) -> dict[str, Any]:
+        return {
+            "vector_set": self.vector_set.currentData(),
+            "method": self.method.currentData(),
+            "n_neighbors": self.neighbours.value(),
+            "min_dist": round(self.min_dist.value(), 4),
+            "seed": self.seed.value(),
+        }
+
+
+class ClusterDialog(OptionsDialog):
+    def __init__(
+        self, dataset: str, sets: list[VectorSetInfo], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(
+            f"Find sparse clusters of {dataset}",
+            "Spherical k-means on the normalised features (gradients by default, as in "
+            "Prismatic Synthesis). Clusters smaller than the median are sparse: the "
+            "under-represented kinds of data, shown on the dashboard and the map.",
+            parent,
+        )
+        self.vector_set = _feature_combo(sets, ("gradient", "embedding", "feature"))
+        self.clusters = QSpinBox()
+        self.clusters.setRange(0, 1_000_000)
+        self.clusters.setSpecialValueText("automatic (records / 10)")
+        self.clusters.setToolTip("k of k-means; the reference uses one cluster per 10 records")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.add_rows(
+            ("Vector set:", self.vector_set),
+            ("Clusters:", self.clusters),
+            ("Seed:", self.seed),
+            needs=self.vector_set,
+        )
+
+    def options(self) -> dict[str, Any]:
+        return {
+            "vector_set": self.vector_set.currentData(),
+            "n_clusters": self.clusters.value() or None,
+            "seed": self.seed.value(),
+        }

@@ -1,0 +1,1 @@
+"""The interactive map of a dataset (``data`` is Qt-free)."""

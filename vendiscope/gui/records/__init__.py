@@ -1,0 +1,4 @@
+"""The records view: the virtual table, the detail pane, the shared selected record.
+
+``queries`` is Qt-free.
+"""

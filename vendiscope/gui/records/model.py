@@ -1,0 +1,247 @@
+"""A virtual table of a dataset's records: pages fetched on demand, a small LRU page cache.
+
+Rows are never all loaded. The model asks the store for pages of :data:`PAGE_ROWS` records
+when the view paints them (``Project.records`` reads a ``seq`` range, which costs the same
+at any offset) and keeps the :data:`CACHE_PAGES` most recently used pages. A filter or a
+sort is an *order*: an array of dataset positions the rows follow (then pages are read by
+position).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from vendiscope.core.store.models import RecordRow
+from vendiscope.gui.records.queries import ScoreColumn
+from vendiscope.gui.widgets.text import plain_tip
+from vendiscope.gui.windows.document import ProjectDocument
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PAGE_ROWS = 200
+CACHE_PAGES = 32
+CELL_CHARS = 240
+SCORE_HEADER_CHARS = 18
+"""A score column's vector set is shortened to this many characters in its header."""
+RECORD_ROLE = Qt.ItemDataRole.UserRole + 10
+SORT_ROLE = Qt.ItemDataRole.UserRole + 11
+Index = QModelIndex | QPersistentModelIndex
+
+BASE_COLUMNS = ("#", "Prompt / text", "Response", "Source")
+BASE_TIPS = (
+    "Position of the record in the dataset (0-based)",
+    "The prompt (instruction, question), or the text of a text-only dataset",
+    "The response (answer) the model should learn",
+    "Where the record comes from (domain, task); diversity is also reported per source",
+)
+
+
+def _middle(text: str, limit: int) -> str:
+    """``text`` shortened in the middle to ``limit`` characters (both ends kept)."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
+
+
+def one_line(text: str | None, limit: int = CELL_CHARS) -> str:
+    if not text:
+        return ""
+    flat = " ".join(text[: limit * 2].split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+class RecordsTableModel(QAbstractTableModel):
+    """The records of one dataset; base columns plus any per-record score columns."""
+
+    def __init__(
+        self,
+        document: ProjectDocument,
+        dataset: str,
+        *,
+        page_rows: int = PAGE_ROWS,
+        cache_pages: int = CACHE_PAGES,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.dataset = dataset
+        self.page_rows = page_rows
+        self.cache_pages = cache_pages
+        self.pages_fetched = 0
+        self.scores: list[ScoreColumn] = []
+        self._pages: OrderedDict[int, list[RecordRow]] = OrderedDict()
+        self._count = self._row_count()
+        self._filter: np.ndarray | None = None  # positions that pass the filter
+        self._order: np.ndarray | None = None  # the rows shown, as positions
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+
+    # ------------------------------------------------------------------ shape
+    def _row_count(self) -> int:
+        info = self.document.dataset(self.dataset) if self.document.is_open else None
+        return info.row_count if info is not None else 0
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        if parent.isValid():
+            return 0
+        return len(self._order) if self._order is not None else self._count
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(BASE_COLUMNS) + len(self.scores)
+
+    @property
+    def total(self) -> int:
+        """Records in the dataset (filtered or not)."""
+        return self._count
+
+    @property
+    def filtered(self) -> bool:
+        return self._filter is not None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        base = len(BASE_COLUMNS)
+        if role == Qt.ItemDataRole.DisplayRole:  # a score's name on two lines: what, then on what
+            if section < base:
+                return BASE_COLUMNS[section]
+            what, _, scored = self.scores[section - base].title.partition(" (")
+            if not scored:
+                return what
+            return f"{what}\n({_middle(scored.removesuffix(')'), SCORE_HEADER_CHARS)})"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if section < base:
+                return BASE_TIPS[section]
+            return plain_tip(self.scores[section - base].tooltip)  # names a vector set
+        return None
+
+    # ------------------------------------------------------------------ data
+    def position(self, row: int) -> int:
+        return int(self._order[row]) if self._order is not None else row
+
+    def record(self, row: int) -> RecordRow | None:
+        if not 0 <= row < self.rowCount() or not self.document.is_open:
+            return None  # e.g. a view repainting while its project closes
+        page = self._page(row // self.page_rows)
+        offset = row % self.page_rows
+        return page[offset] if offset < len(page) else None
+
+    def _page(self, number: int) -> list[RecordRow]:
+        page = self._pages.get(number)
+        if page is not None:
+            self._pages.move_to_end(number)
+            return page
+        start = number * self.page_rows
+        stop = min(start + self.page_rows, self.rowCount())
+        project = self.document.project
+        if self._order is None:
+            page = project.records(self.dataset, start, stop - start)
+        else:
+            from vendiscope.core.neighbors.search import records_at
+
+            wanted = [int(p) for p in self._order[start:stop]]
+            found = records_at(project, self.dataset, wanted)
+            page = [found[p] for p in wanted if p in found]
+        self.pages_fetched += 1
+        self._pages[number] = page
+        while len(self._pages) > self.cache_pages:
+            self._pages.popitem(last=False)
+        return page
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if column == 0 or column >= len(BASE_COLUMNS):
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, RECORD_ROLE):
+            return None
+        record = self.record(index.row())
+        if record is None:
+            return None
+        if role == RECORD_ROLE:
+            return record
+        if column >= len(BASE_COLUMNS):
+            value = float(self.scores[column - len(BASE_COLUMNS)].values[record.seq])
+            return f"{value:.4f}" if role == Qt.ItemDataRole.DisplayRole else f"{value:.6g}"
+        if column == 0:
+            return f"{record.seq:,}" if role == Qt.ItemDataRole.DisplayRole else None
+        text = (record.prompt or record.text, record.response, record.source)[column - 1]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tip((text or "")[:1500]) or None
+        return one_line(text)
+
+    # ------------------------------------------------------------------ filter, sort, scores
+    def set_filter(self, positions: np.ndarray | None) -> None:
+        """Show only these positions (ascending), or every record with ``None``."""
+        self._filter = positions
+        self._apply()
+
+    def set_score_columns(self, columns: list[ScoreColumn]) -> None:
+        if not columns and not self.scores:
+            return
+        self.beginResetModel()
+        self.scores = [c for c in columns if len(c.values) == self._count]
+        if self._sort is not None and self._sort[0] >= self.columnCount():
+            self._sort = None
+        self.endResetModel()
+        self._apply()
+
+    def sortable(self, column: int) -> bool:
+        return column == 0 or column >= len(BASE_COLUMNS)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not self.sortable(column):
+            return
+        self._sort = (column, order)
+        self._apply()
+
+    @property
+    def sort_state(self) -> tuple[int, Qt.SortOrder] | None:
+        return self._sort
+
+    def _apply(self) -> None:
+        import numpy as np
+
+        order = self._filter
+        if self._sort is not None:
+            column, direction = self._sort
+            descending = direction == Qt.SortOrder.DescendingOrder
+            if column == 0:
+                if descending:
+                    base = order if order is not None else np.arange(self._count, dtype=np.int64)
+                    order = base[::-1]
+            else:
+                values = self.scores[column - len(BASE_COLUMNS)].values
+                base = order if order is not None else np.arange(self._count, dtype=np.int64)
+                keys = values[base]
+                ranks = np.argsort(-keys if descending else keys, kind="stable")
+                order = base[ranks]
+        self.beginResetModel()
+        self._order = order
+        self._pages.clear()
+        self.endResetModel()
+
+    def refresh(self) -> None:
+        """Re-read the record count and drop cached pages (after the project changed)."""
+        count = self._row_count()
+        if count != self._count:
+            self._count = count
+            self.scores = [c for c in self.scores if len(c.values) == count]
+            self._filter, self._sort = None, None
+        self._apply()
+
+    def row_of_position(self, position: int) -> int | None:
+        """The row showing dataset ``position`` (None when filtered out)."""
+        if self._order is None:
+            return position if 0 <= position < self._count else None
+        import numpy as np
+
+        hits = np.flatnonzero(self._order == position)
+        return int(hits[0]) if len(hits) else None

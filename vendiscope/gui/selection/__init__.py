@@ -1,0 +1,1 @@
+"""The selection workbench (``data`` is Qt-free)."""

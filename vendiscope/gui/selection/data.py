@@ -1,0 +1,129 @@
+"""Qt-free reads behind the selection workbench: what can be selected on, and the runs so far."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.gui.jobs.tasks import opened
+
+if TYPE_CHECKING:
+    from vendiscope.core.store.project import Project
+
+KIND_TITLES = {"gradient": "G-Vendi", "embedding": "embedding-Vendi"}
+FIELD_SAMPLE = 20
+"""Records read to find the numeric fields offered as quality weights."""
+
+
+@dataclass(frozen=True)
+class SelectionRun:
+    """One complete selection run and its diversity-vs-budget curves."""
+
+    run_id: int
+    method: str
+    k: int
+    vector_set: str
+    subset: str | None
+    subset_exists: bool
+    objective_name: str
+    objective: float | None
+    budgets: list[int]
+    vendi: dict[str, list[float]]  # vector set -> Vendi of each prefix
+    random: dict[str, list[float]]  # vector set -> same for a random order
+    kinds: dict[str, str]  # vector set -> kind (gradient, embedding)
+    candidates: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} k={self.k:,} (#{self.run_id})"
+
+
+@dataclass(frozen=True)
+class WorkbenchState:
+    rows: int
+    vector_sets: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (name, kind), preferred first
+    score_sets: list[str] = field(default_factory=list)
+    numeric_fields: list[str] = field(default_factory=list)
+    subsets: list[tuple[str, int]] = field(default_factory=list)
+    runs: list[SelectionRun] = field(default_factory=list)
+
+    def curve_sets(self) -> list[tuple[str, str]]:
+        """The vector sets the runs measured their curves on: (name, kind), G-Vendi first."""
+        kinds: dict[str, str] = {}
+        counts: dict[str, int] = {}
+        for run in self.runs:
+            for name in run.vendi:
+                kinds.setdefault(name, run.kinds.get(name, ""))
+                counts[name] = counts.get(name, 0) + 1
+        order = {"gradient": 0, "embedding": 1}
+        return sorted(kinds.items(), key=lambda kv: (order.get(kv[1], 2), -counts[kv[0]], kv[0]))
+
+
+def workbench_state(location: str, dataset: str) -> WorkbenchState:
+    with opened(location) as project:
+        return state_of(project, dataset)
+
+
+def state_of(project: Project, dataset: str) -> WorkbenchState:
+    from vendiscope.core.store import vectors
+    from vendiscope.core.views.data import selection_runs
+
+    complete = vectors.complete_sets(project, dataset)
+    preference = {"gradient": 0, "embedding": 1, "feature": 2}
+    features = sorted(
+        (s for s in complete if s.kind in preference and s.dim >= 2),
+        key=lambda s: (preference[s.kind], -s.id),
+    )
+    return WorkbenchState(
+        rows=project.dataset(dataset).row_count,
+        vector_sets=[(s.name, s.kind) for s in features],
+        score_sets=[s.name for s in reversed(complete) if s.kind == "score" and s.dim == 1],
+        numeric_fields=numeric_fields(project, dataset),
+        subsets=[(s.name, s.size) for s in project.subsets(dataset)],
+        runs=[_run(r) for r in selection_runs(project, dataset)],
+    )
+
+
+def _run(found: dict[str, Any]) -> SelectionRun:
+    curve = found.get("curve") or {}
+    objective = found.get("objective") or {}
+    value = objective.get("value") if isinstance(objective, dict) else objective
+    return SelectionRun(
+        run_id=int(found["run_id"]),
+        method=str(found.get("method")),
+        k=int(found.get("k") or 0),
+        vector_set=str(found.get("vector_set") or ""),
+        subset=found.get("subset"),
+        subset_exists=bool(found.get("subset_exists")),
+        objective_name=str(objective.get("name", "")) if isinstance(objective, dict) else "",
+        objective=float(value) if isinstance(value, (int, float)) else None,
+        budgets=[int(b) for b in curve.get("budgets") or []],
+        vendi={k: [float(v) for v in vs] for k, vs in (curve.get("vendi") or {}).items()},
+        random={k: [float(v) for v in vs] for k, vs in (curve.get("random") or {}).items()},
+        kinds=dict(found.get("kinds") or {}),
+        candidates=found.get("candidates"),
+    )
+
+
+def numeric_fields(project: Project, dataset: str) -> list[str]:
+    """Numeric fields of the original rows (one level of nesting as ``a.b``), for quality."""
+    found: dict[str, None] = {}
+    for record in project.records(dataset, 0, FIELD_SAMPLE):
+        try:
+            row = record.original()
+        except Exception:  # a damaged raw row: skip it
+            continue
+        for key, value in row.items():
+            if _number(value):
+                found.setdefault(str(key))
+            elif isinstance(value, dict):
+                for sub, inner in value.items():
+                    if _number(inner):
+                        found.setdefault(f"{key}.{sub}")
+    return list(found)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

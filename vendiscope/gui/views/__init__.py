@@ -1,0 +1,1 @@
+"""Views from plugins and the chart renderer."""

@@ -1,0 +1,1 @@
+"""The look and shared widgets: style, icons, palettes, plain-text labels, legends, forms."""
