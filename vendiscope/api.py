@@ -55,6 +55,17 @@ from vendiscope.core.base.jobs import (
     Progress,
     RecordingProgress,
 )
+from vendiscope.core.plugins.charts import (
+    CHART_KINDS,
+    CHART_SCHEMA_VERSION,
+    BarSeries,
+    Chart,
+    HeatmapSeries,
+    HistogramSeries,
+    LineSeries,
+    ScatterSeries,
+    validate_chart,
+)
 from vendiscope.core.plugins.interfaces import (
     BadRow,
     Embedder,
@@ -80,17 +91,6 @@ from vendiscope.core.plugins.params import (
     Range,
     coerce_params,
     describe_params,
-)
-from vendiscope.core.views.charts import (
-    CHART_KINDS,
-    CHART_SCHEMA_VERSION,
-    BarSeries,
-    Chart,
-    HeatmapSeries,
-    HistogramSeries,
-    LineSeries,
-    ScatterSeries,
-    validate_chart,
 )
 
 __all__ = [

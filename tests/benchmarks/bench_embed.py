@@ -58,7 +58,7 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer
 
     from vendiscope.core.base.jobs import CancelToken, NullProgress
-    from vendiscope.core.vectors.bundled_models import sentence_encoder_dir
+    from vendiscope.core.weights.bundled import sentence_encoder_dir
     from vendiscope.plugins.embedders.sentence_transformers import SentenceTransformerEmbedder
 
     n = args.rows

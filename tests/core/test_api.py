@@ -7,8 +7,7 @@ import sys
 
 import vendiscope.api as api
 from vendiscope.core.base import errors, jobs
-from vendiscope.core.plugins import PluginRegistry, interfaces, manifest, params
-from vendiscope.core.views import charts
+from vendiscope.core.plugins import PluginRegistry, charts, interfaces, manifest, params
 
 
 def test_the_facade_re_exports_the_real_objects() -> None:

@@ -31,6 +31,7 @@ from vendiscope.core.store import vectors
 from vendiscope.core.store.runs import start_run
 from vendiscope.core.store.vectors import VectorSetInfo
 from vendiscope.core.vectors.job import ChunkResult, VectorJob, run_vector_job
+from vendiscope.core.vectors.resume import resume_command
 
 JOB = VectorJob(dataset="d", name="toy", kind="feature", plugin="test:toy", model_id="toy",
                 config={"toy": 1}, dim=4, chunk_rows=10)  # fmt: skip
@@ -216,7 +217,7 @@ QA = {"roles": {"prompt": "question", "response": "answer"}}
 def test_resume_commands_repeat_the_settings_that_change_the_vectors() -> None:
     def command(kind: str, name: str, params: dict, chunk_rows: int, project="p.vscope") -> str:
         found = vector_set(kind, name, params, chunk_rows)
-        return vectors.resume_command(project, "demo", found, QA)
+        return resume_command(project, "demo", found, QA)
 
     embedded = {"embedder": "sentence-transformers", "field": "prompt+response",
                 "embedder_params": {}}  # fmt: skip

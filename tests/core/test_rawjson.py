@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vendiscope.core.io import rawjson
 from vendiscope.core.io.fields import FieldMapping
+from vendiscope.core.store import rawjson
 
 
 def roundtrip(row: dict, mapping: FieldMapping) -> tuple[str, dict]:

@@ -21,11 +21,11 @@ from vendiscope.core.metrics import vendi
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.neighbors.search import clear_index_cache, find_near_duplicates
 from vendiscope.core.plugins import View, default_registry
+from vendiscope.core.plugins.charts import validate_chart
 from vendiscope.core.selection.job import select_dataset
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.views import data as viewdata
-from vendiscope.core.views.charts import validate_chart
 from vendiscope.core.views.render import render_chart
 
 VIEWS = ("map", "cluster-coverage", "selection-curves", "spectrum", "composition", "coverage",

@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from tests.conftest import write_jsonl
-from vendiscope.core.store.files import copy_project
+from vendiscope.core.store.migrate import copy_project
 
 ARTIFACTS = Path(__file__).with_name("artifacts")
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 from tests.gui.conftest import answer_message_box, make_project, open_project, tiny_rows
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
-from vendiscope.core.vectors import bundled_models
+from vendiscope.core.weights import bundled as bundled_models
 from vendiscope.gui.jobs.manager import JobState
 
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 from tests.gui.conftest import make_project, open_project, screenshot, tiny_rows, wait_job
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
-from vendiscope.core.vectors import bundled_models
+from vendiscope.core.weights import bundled as bundled_models
 from vendiscope.gui.dialogs.error_dialog import ErrorDialog
 from vendiscope.gui.jobs import tasks
 from vendiscope.gui.jobs.manager import JobState

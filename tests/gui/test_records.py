@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.gui.conftest import open_project, screenshot
-from vendiscope.core.store.files import copy_project
+from vendiscope.core.store.migrate import copy_project
 from vendiscope.gui.records.model import CACHE_PAGES, PAGE_ROWS, RECORD_ROLE, RecordsTableModel
 from vendiscope.gui.windows.document import ProjectDocument
 

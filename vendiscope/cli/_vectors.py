@@ -118,13 +118,14 @@ def list_vectors(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False
     from vendiscope.cli._views import print_json
     from vendiscope.core.store import vectors
     from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.resume import resume_command
 
     with Project.open(project) as opened:
         sets = vectors.list_sets(opened, dataset)
         mapping = opened.dataset(dataset).field_mapping
         states = [vectors.set_state(opened, s) for s in sets]
     commands = [
-        vectors.resume_command(project, dataset, s, mapping) if state.resumable else None
+        resume_command(project, dataset, s, mapping) if state.resumable else None
         for s, state in zip(sets, states, strict=True)
     ]
     if json:

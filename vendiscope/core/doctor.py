@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from vendiscope import __version__
-from vendiscope.core.vectors import bundled_models
+from vendiscope.core.weights import bundled as bundled_models
 
 PACKAGES = (
     "sqlalchemy",
@@ -94,7 +94,7 @@ def project_report(location: str) -> dict[str, Any]:
     still diagnosed; a database URL (PostgreSQL) enforces its constraints itself.
     """
     from vendiscope.core.base.errors import ProjectError
-    from vendiscope.core.store.engine import is_url
+    from vendiscope.core.base.project_files import is_url
     from vendiscope.core.store.health import check_project_file
     from vendiscope.core.store.project import Project
     from vendiscope.core.store.runs import close_interrupted_runs

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vendiscope.core.base.errors import VendiscopeError
-from vendiscope.core.views.charts import validate_chart
+from vendiscope.core.plugins.charts import validate_chart
 from vendiscope.testing._subject import Subject, same_structure
 
 

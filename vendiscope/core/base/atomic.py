@@ -43,7 +43,11 @@ def check_destination(
     ``directory`` says the output is a folder; ``inputs`` are the command's own inputs;
     ``overwrite_hint`` tells the user how to replace an existing file.
     """
-    from vendiscope.core.store.files import belongs_to, looks_like_project_file, open_projects
+    from vendiscope.core.base.project_files import (
+        belongs_to,
+        looks_like_project_file,
+        open_projects,
+    )
 
     destination = Path(destination)
     if not destination.parent.is_dir():
@@ -104,7 +108,7 @@ def _kind(mode: int) -> str:
 
 
 def _same(a: Path, b: Path) -> bool:
-    from vendiscope.core.store.files import same_file
+    from vendiscope.core.base.project_files import same_file
 
     return same_file(a, b)
 

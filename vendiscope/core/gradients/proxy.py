@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import PluginError
-from vendiscope.core.vectors.bundled_models import PROXY_LM_PACKAGE, proxy_lm_gguf
-from vendiscope.core.vectors.model_loading import quiet_loading
+from vendiscope.core.weights.bundled import PROXY_LM_PACKAGE, proxy_lm_gguf
+from vendiscope.core.weights.loading import quiet_loading
 
 if TYPE_CHECKING:
     import torch

@@ -22,7 +22,6 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.base.prefetch import prefetch
 from vendiscope.core.base.text import check_name
 from vendiscope.core.base.versions import library_versions
-from vendiscope.core.io import rawjson
 from vendiscope.core.io.fields import FieldMapping, MappingError
 from vendiscope.core.io.hashing import Fingerprint, hash_content
 from vendiscope.core.io.sources import (
@@ -35,7 +34,7 @@ from vendiscope.core.io.sources import (
 )
 from vendiscope.core.plugins.interfaces import BadRow, SourceRow
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
-from vendiscope.core.store import bulk
+from vendiscope.core.store import bulk, rawjson
 from vendiscope.core.store.models import DatasetInfo
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.schema import Dataset, Run

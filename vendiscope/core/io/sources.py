@@ -31,12 +31,16 @@ class Preview:
 
 
 def refuse_project_input(path: Path) -> None:
-    """Never read a project's own files as data, not even to look (see core/store/files.py).
+    """Never read a project's own files as data, not even to look (see core/base/project_files.py).
 
     Refused: anything named like a project, and any file of a project this process has open
     (whatever its name, through links too) — the import's own project, the app's.
     """
-    from vendiscope.core.store.files import belongs_to, looks_like_project_file, open_projects
+    from vendiscope.core.base.project_files import (
+        belongs_to,
+        looks_like_project_file,
+        open_projects,
+    )
 
     owner = belongs_to(path, open_projects())
     if owner is not None or (path.is_file() and looks_like_project_file(path)):

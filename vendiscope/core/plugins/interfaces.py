@@ -276,4 +276,4 @@ class View(ABC):
 
     @abstractmethod
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Return a chart description, as :mod:`vendiscope.core.views.charts` defines it."""
+        """Return a chart description, as :mod:`vendiscope.core.plugins.charts` defines it."""

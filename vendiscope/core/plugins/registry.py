@@ -49,6 +49,7 @@ from vendiscope.core.plugins.manifest import (
 )
 from vendiscope.core.plugins.runtime import result_problem
 from vendiscope.core.plugins.signatures import signature_problems
+from vendiscope.core.store import runs
 
 if TYPE_CHECKING:
     from vendiscope.core.plugins.params import ParamSpec
@@ -516,11 +517,6 @@ def _matches(path: Path, pattern: str) -> bool:
 _DEFAULT: PluginRegistry | None = None
 
 
-def loaded_registry() -> PluginRegistry | None:
-    """The process-wide registry if it was discovered already (never discovers)."""
-    return _DEFAULT
-
-
 def default_registry(refresh: bool = False) -> PluginRegistry:
     """The process-wide registry of installed plugins and plugin files, discovered on first use.
 
@@ -529,4 +525,5 @@ def default_registry(refresh: bool = False) -> PluginRegistry:
     global _DEFAULT
     if _DEFAULT is None or refresh:
         _DEFAULT = PluginRegistry.discover()
+        runs.set_plugin_namer(lambda kind, name: _DEFAULT.get(kind, name).plugin)
     return _DEFAULT

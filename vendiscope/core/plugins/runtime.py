@@ -106,7 +106,7 @@ def _selection(result: Any, *, rows: int | None, k: int | None, **_: Any) -> str
 
 
 def _chart(result: Any, **_: Any) -> str | None:
-    from vendiscope.core.views.charts import validate_chart
+    from vendiscope.core.plugins.charts import validate_chart
 
     try:
         validate_chart(result)

@@ -10,19 +10,15 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.project_files import is_url
 from vendiscope.core.store import waiting
 
-PROJECT_SUFFIX = ".vscope"
 BUSY_TIMEOUT_MS = waiting.TRY_MS
 """SQLite's busy wait per try; statements then wait on for another process (store/waiting.py)."""
 # Larger pages: fewer B-tree splits for text-heavy rows (measured 20% faster bulk inserts).
 PAGE_SIZE = 16_384
 # Memory-mapped reads: loading a vector set is ~6x faster than through read() calls.
 MMAP_BYTES = 2**31 - 2**16
-
-
-def is_url(location: str | Path) -> bool:
-    return "://" in str(location)
 
 
 def database_url(location: str | Path) -> str:

@@ -14,7 +14,6 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.store.files import copy_project
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
@@ -178,3 +177,18 @@ def _known_revision(revision: str) -> bool:
         return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
     except Exception:
         return False
+
+
+def copy_project(source: str | Path, target: str | Path) -> Path:
+    """Copy a project consistently through SQLite's backup API (safe while it is open)."""
+    target = Path(target)
+    reader = sqlite3.connect(f"{Path(source).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        writer = sqlite3.connect(target)
+        try:
+            reader.backup(writer)
+        finally:
+            writer.close()
+    finally:
+        reader.close()
+    return target

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from vendiscope.core.io import rawjson
+from vendiscope.core.store import rawjson
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,11 @@ from sqlalchemy import Engine, func, select, text
 from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from vendiscope.core.base import project_files as files
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.store import files, migrate
-from vendiscope.core.store.engine import (
-    PROJECT_SUFFIX,
-    check_sqlite_file,
-    display_location,
-    is_url,
-    make_engine,
-)
+from vendiscope.core.base.project_files import PROJECT_SUFFIX, is_url
+from vendiscope.core.store import migrate
+from vendiscope.core.store.engine import check_sqlite_file, display_location, make_engine
 from vendiscope.core.store.models import DatasetInfo, RecordRow, RunInfo, SubsetInfo
 from vendiscope.core.store.schema import Dataset, Record, Run, Subset, SubsetMember
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -62,17 +62,24 @@ def describe(run_id: int, kind: str, contribution: str) -> str:
     """How messages name a run: ``run #5 (metric 'x' of plugin 'my-plugin')``.
 
     ``contribution`` is a run's ``plugin`` column (``KIND:NAME``); the plugin that offers it
-    is named when this process's registry knows it.
+    is named when this process knows it (:func:`set_plugin_namer`).
     """
-    from vendiscope.core.plugins.registry import loaded_registry
-
     contribution_kind, _, name = contribution.partition(":")
-    owner, registry = "", loaded_registry()
-    if registry is not None and name:
+    owner = ""
+    if _plugin_namer is not None and name:
         with contextlib.suppress(Exception):
-            owner = registry.get(contribution_kind, name).plugin
+            owner = _plugin_namer(contribution_kind, name)
     label = f"{kind} {(name or contribution)!r}"
     return f"run #{run_id} ({label}" + (f" of plugin {owner!r})" if owner else ")")
+
+
+_plugin_namer: Callable[[str, str], str] | None = None
+
+
+def set_plugin_namer(namer: Callable[[str, str], str] | None) -> None:
+    """``namer(kind, name)``: the plugin offering a contribution (the plugin registry sets it)."""
+    global _plugin_namer
+    _plugin_namer = namer
 
 
 def finish_run(
@@ -109,6 +116,61 @@ def fail_run(
         error=repr(error),
         seconds=time.perf_counter() - started,
     )
+
+
+class RecordedRun:
+    """A run in progress (from :func:`recorded_run`): its id, and how it will be closed."""
+
+    def __init__(self, run_id: int) -> None:
+        self.id = run_id
+        self.started = time.perf_counter()
+        self.status = "complete"
+        self.result: dict[str, Any] | None = None
+
+    def finish(self, result: dict[str, Any] | None = None, *, status: str = "complete") -> None:
+        """Close the run with ``result`` when the block ends (default: ``complete``, no result)."""
+        self.result, self.status = result, status
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.started
+
+
+@contextlib.contextmanager
+def recorded_run(
+    project: Project,
+    *,
+    key: str,
+    kind: str,
+    plugin: str,
+    dataset_id: int | None,
+    params: dict[str, Any],
+    seed: int | None = None,
+    packages: tuple[str, ...] = ("torch", "transformers", "sentence-transformers", "faiss-cpu"),
+    cancel: Any = None,
+) -> Iterator[RecordedRun]:
+    """Record the work done in the block as a run: started, then finished or failed.
+
+    The block calls :meth:`RecordedRun.finish` with the run's result; an exception closes
+    the run ``failed`` (``cancelled`` when ``cancel`` — a CancelToken — was cancelled) and
+    goes on. The one place runs are opened and closed around work::
+
+        with recorded_run(project, key=..., kind="map", ...) as run:
+            ...
+            run.finish({"trust": 0.93})
+    """
+    run_id = start_run(
+        project, key=key, kind=kind, plugin=plugin, dataset_id=dataset_id, params=params,
+        seed=seed, packages=packages,
+    )  # fmt: skip
+    run = RecordedRun(run_id)
+    try:
+        yield run
+    except BaseException as error:
+        cancelled = bool(cancel is not None and cancel.cancelled)
+        fail_run(project, run.id, error, cancelled=cancelled, started=run.started)
+        raise
+    finish_run(project, run.id, status=run.status, result=run.result, seconds=run.seconds)
 
 
 def interrupted_runs(

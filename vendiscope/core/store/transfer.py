@@ -27,7 +27,8 @@ from sqlalchemy.exc import DBAPIError
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import NullProgress, Progress
-from vendiscope.core.store.engine import display_location, is_url
+from vendiscope.core.base.project_files import is_url
+from vendiscope.core.store.engine import display_location
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.schema import (
     Dataset,

@@ -5,12 +5,12 @@ last committed chunk; loading a whole set is one sequential read into a numpy ar
 
 A set's stored status is ``running`` until its last chunk is in, whether or not a job is
 still filling it; :func:`set_state` tells the two apart from the runs that wrote it (each
-records its process: pid, host, start time) and :func:`resume_command` says how to resume it.
+records its process: pid, host, start time) and
+:func:`vendiscope.core.vectors.resume.resume_command` says how to resume it.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -458,52 +458,3 @@ def writer_runs(
         for run_id, key, status, owner in rows
         if key.startswith(f"{vector_set.kind}:") and key.endswith(f":{vector_set.name}")
     ]
-
-
-_NOT_IDENTITY = ("device", "batch_size")  # parameters that do not change the vectors
-
-
-def resume_command(
-    project_label: str, dataset: str, vector_set: VectorSetInfo, mapping: dict[str, Any]
-) -> str | None:
-    """The ``vendiscope`` command that resumes ``vector_set`` with its own settings.
-
-    ``mapping`` is the dataset's field mapping (to leave out ``--field`` when ``auto`` gives
-    the same). None for sets no single command makes (maps, scores, plugin featurizers).
-    """
-    from vendiscope.core.vectors.embedding import DEFAULT_EMBEDDER, resolve_field
-    from vendiscope.core.vectors.featurizing import FEATURE_CHUNK_ROWS
-
-    params = vector_set.params or {}
-    head = ["vendiscope"]
-    options: list[str] = []
-    if vector_set.kind == "embedding" and "embedder" in params:
-        embedder = str(params["embedder"])
-        field = str(params.get("field") or "auto")
-        head += ["embed", project_label, dataset]
-        if embedder != DEFAULT_EMBEDDER:
-            options += ["--embedder", embedder]
-        if field != resolve_field("auto", mapping):
-            options += ["--field", field]
-        default_name, default_chunk = f"{embedder}/{field}", DEFAULT_CHUNK_ROWS
-        plugin_params = dict(params.get("embedder_params") or {})
-    elif vector_set.kind == "gradient" and params.get("featurizer") == "gradients":
-        plugin_params = dict(params.get("featurizer_params") or {})
-        mode = str(plugin_params.pop("mode", None) or "fast")
-        head += ["gradients", project_label, dataset]
-        if mode != "fast":
-            options += ["--mode", mode]
-        default_name, default_chunk = f"gradients/{mode}", FEATURE_CHUNK_ROWS
-    else:
-        return None
-    if vector_set.name != default_name:
-        options += ["--name", vector_set.name]
-    if vector_set.chunk_rows != default_chunk:
-        options += ["--chunk-rows", str(vector_set.chunk_rows)]
-    model = plugin_params.pop("model", None)
-    if model is not None:
-        options += ["--model", str(model)]
-    for key, value in sorted(plugin_params.items()):
-        if key not in _NOT_IDENTITY and value is not None:
-            options += ["-p", f"{key}={value}"]
-    return " ".join(shlex.quote(part) for part in [*head, *options])

@@ -1,4 +1,4 @@
-"""Render chart descriptions (:mod:`vendiscope.core.views.charts`) to PNG or SVG with matplotlib.
+"""Render chart descriptions (:mod:`vendiscope.core.plugins.charts`) to PNG or SVG with matplotlib.
 
 Reports and the command line draw every view — built-in or third-party — through
 :func:`render_chart`, so a plugin that returns a valid chart description gets images for
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.text import printable_tree
-from vendiscope.core.views.charts import DEFAULT_BINS, validate_chart
+from vendiscope.core.plugins.charts import DEFAULT_BINS, validate_chart
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -100,7 +100,7 @@ def render_chart(
     """The chart as PNG or SVG bytes, ``width`` x ``height`` pixels at ``dpi`` (PNG).
 
     Raises ``ValueError`` for a chart that fails
-    :func:`~vendiscope.core.views.charts.validate_chart`
+    :func:`~vendiscope.core.plugins.charts.validate_chart`
     or an unknown format.
     """
     if format not in FORMATS:

@@ -84,6 +84,7 @@ def _group(kind: str, label: str, icon: str, dataset: str, children: list[Node])
 # ----------------------------------------------------------------------------- built-ins
 def vector_set_nodes(project: Project, info: DatasetInfo) -> list[Node]:
     from vendiscope.core.store import vectors
+    from vendiscope.core.vectors.resume import resume_command
 
     children = []
     for vs in vectors.list_sets(project, info.name):
@@ -93,7 +94,7 @@ def vector_set_nodes(project: Project, info: DatasetInfo) -> list[Node]:
         else:  # running, running on another host, or interrupted (with how to resume it)
             found = vectors.set_state(project, vs)
             command = (
-                vectors.resume_command(project.location, info.name, vs, info.field_mapping)
+                resume_command(project.location, info.name, vs, info.field_mapping)
                 if found.resumable
                 else None
             )

@@ -1,4 +1,4 @@
-"""One interactive renderer for every chart description (:mod:`vendiscope.core.views.charts`).
+"""One interactive renderer for every chart description (:mod:`vendiscope.core.plugins.charts`).
 
 A view plugin returns plain data; this widget draws any valid description with pyqtgraph —
 ``scatter`` (through the map's point cloud: any number of points, hover, click), ``line``,
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.views.charts import DEFAULT_BINS, validate_chart
+from vendiscope.core.plugins.charts import DEFAULT_BINS, validate_chart
 from vendiscope.gui.map.canvas import MapCanvas, style_axes
 from vendiscope.gui.widgets import palettes
 from vendiscope.gui.widgets.legend import CategoryLegend, ColorBar, LegendEntry, SeriesLegend

@@ -17,8 +17,8 @@ from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import representative_order
 from vendiscope.core.plugins.interfaces import Embedder
 from vendiscope.core.plugins.params import Choices, Range
-from vendiscope.core.vectors.bundled_models import sentence_encoder_dir
-from vendiscope.core.vectors.model_loading import quiet_loading
+from vendiscope.core.weights.bundled import sentence_encoder_dir
+from vendiscope.core.weights.loading import quiet_loading
 
 if TYPE_CHECKING:
     import numpy as np

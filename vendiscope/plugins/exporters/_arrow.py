@@ -1,6 +1,6 @@
 """Rows to Arrow tables, batch by batch: the schema logic the Parquet and HF exporters share.
 
-Rows arrive as JSON-decoded dicts (see :mod:`vendiscope.core.io.rawjson`): binary values are
+Rows arrive as JSON-decoded dicts (see :mod:`vendiscope.core.store.rawjson`): binary values are
 base64 text, decimals and date/time values are ISO text. With the source's Arrow schema
 those are turned back into their types, so a Parquet or HF source round-trips exactly.
 Without one, the first batch's types become the schema and later batches must fit it.

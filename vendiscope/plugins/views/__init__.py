@@ -2,7 +2,7 @@
 
 Each module holds one :class:`~vendiscope.core.plugins.interfaces.View`. ``build(data)``
 takes ``{"project": Project, "dataset": str}`` (plus ``"target": str`` for coverage) and
-returns a chart description (:mod:`vendiscope.core.views.charts`) that the GUI draws interactively
+returns a chart description (:mod:`vendiscope.core.plugins.charts`) that the GUI draws interactively
 and :func:`vendiscope.core.views.render.render_chart` renders to PNG or SVG. The data comes from
 the stored runs through :mod:`vendiscope.core.views.data`; a missing piece raises
 :class:`~vendiscope.core.views.data.NotComputed` naming the command that computes it.

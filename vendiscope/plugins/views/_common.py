@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from vendiscope.core.plugins.charts import CHART_SCHEMA_VERSION
 from vendiscope.core.store.project import Project
-from vendiscope.core.views.charts import CHART_SCHEMA_VERSION
 
 
 def context(data: Any) -> tuple[Project, str]:

@@ -1,4 +1,4 @@
-"""A project's files on disk: which paths belong to it, and copying it safely.
+"""A project's files on disk: which paths belong to it, and which projects this process has open.
 
 A project is its ``*.vscope`` file plus SQLite's ``-wal``, ``-shm`` and ``-journal``
 files beside it. No code may read or write these outside SQLite while this process may
@@ -10,13 +10,17 @@ connection. Inputs and outputs of every command are checked against them here.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from vendiscope.core.store.engine import PROJECT_SUFFIX, is_url
+PROJECT_SUFFIX = ".vscope"
 
 SIDECAR_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+def is_url(location: str | Path) -> bool:
+    """A database URL (``postgresql://...``) rather than a project file."""
+    return "://" in str(location)
 
 
 def project_files(location: str | Path) -> list[Path]:
@@ -49,21 +53,6 @@ def belongs_to(path: str | Path, locations: Iterable[str | Path]) -> Path | None
         if any(same_file(Path(path), member) for member in project_files(location)):
             return Path(location)
     return None
-
-
-def copy_project(source: str | Path, target: str | Path) -> Path:
-    """Copy a project consistently through SQLite's backup API (safe while it is open)."""
-    target = Path(target)
-    reader = sqlite3.connect(f"{Path(source).resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        writer = sqlite3.connect(target)
-        try:
-            reader.backup(writer)
-        finally:
-            writer.close()
-    finally:
-        reader.close()
-    return target
 
 
 _open_projects: dict[str, int] = {}

