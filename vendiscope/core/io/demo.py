@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vendiscope.core.base.jobs import Progress
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "resources" / "demo"
 DEMO_FILE = DEMO_DIR / "demo.jsonl"
 DEMO_SNAPSHOT = DEMO_DIR / "demo.vscope.gz"
 DEMO_DATASET = "demo"

@@ -14,7 +14,7 @@ from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 APP_ICON = RESOURCES / "vendiscope.svg"
 ICON_DIR = RESOURCES / "icons"
 SIZES = (16, 20, 24, 32, 48)

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(__file__).resolve().parents[2]
 GUIDE_FOLDERS = (PACKAGE / "resources" / "guide", PACKAGE.parent / "docs")
 """Where the pages are looked for: the package data, then the source tree's ``docs/``."""
 FIRST_PAGES = ("user-guide.md", "gui.md")
