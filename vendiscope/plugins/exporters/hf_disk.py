@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from vendiscope.core.base.errors import ExportError
-from vendiscope.core.plugins.interfaces import Exporter
+from vendiscope.api import Exporter, ExportError
 from vendiscope.plugins.exporters._arrow import source_schema, write_tables
 
 

@@ -6,8 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
-from vendiscope.core.plugins.interfaces import Exporter
-from vendiscope.core.plugins.params import Choices
+from vendiscope.api import Choices, Exporter
 from vendiscope.plugins.exporters._arrow import BATCH_ROWS, source_schema, write_tables
 
 CODECS = ("zstd", "snappy", "gzip", "brotli", "lz4", "none")

@@ -14,16 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
+from vendiscope.api import Choices, Featurizer, Range
 from vendiscope.core.gradients.features import MODES, PRECISIONS, GradientEngine, resolve_device
 from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
 from vendiscope.core.gradients.sketch import KINDS
-from vendiscope.core.plugins.interfaces import Featurizer
-from vendiscope.core.plugins.params import Choices, Range
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.base.jobs import CancelToken, Progress
+    from vendiscope.api import CancelToken, Progress
 
 VERSION = "v1"  # bump when the computation changes, so stored vectors are not mixed
 

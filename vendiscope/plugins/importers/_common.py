@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from vendiscope.core.base.errors import InputError, Location
-from vendiscope.core.plugins.interfaces import BadRow
+from vendiscope.api import BadRow, InputError, Location
 
 SNIFF_BYTES = 8192
 """How much of a text source is looked at to tell text from binary."""

@@ -8,8 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-from vendiscope.core.base.errors import InputError, Location
-from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.api import BadRow, Importer, InputError, Location, SourceInfo, SourceRow
 from vendiscope.plugins.importers._common import (
     PIECE_BYTES,
     canonical_encoding,

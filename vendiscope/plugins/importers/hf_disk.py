@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vendiscope.core.base.errors import InputError, Location
-from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.api import BadRow, Importer, InputError, Location, SourceInfo, SourceRow
 from vendiscope.plugins.importers._arrow import batch_rows, schema_depth
 from vendiscope.plugins.importers._common import check_folder
 from vendiscope.plugins.importers.limits import (

@@ -10,8 +10,7 @@ from typing import IO, Any, NoReturn
 
 import orjson
 
-from vendiscope.core.base.errors import InputError, Location
-from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.api import BadRow, Importer, InputError, Location, SourceInfo, SourceRow
 from vendiscope.plugins.importers._common import check_text_file, strip_bom
 from vendiscope.plugins.importers._json import CHUNK_BYTES, ScanError, Scanner, parse_row
 from vendiscope.plugins.importers.jsonl import json_type

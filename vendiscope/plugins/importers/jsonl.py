@@ -11,8 +11,7 @@ from typing import IO, Any
 
 import orjson
 
-from vendiscope.core.base.errors import InputError, Location
-from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.api import BadRow, Importer, InputError, Location, SourceInfo, SourceRow
 from vendiscope.plugins.importers._common import (
     SNIFF_BYTES,
     bounded_lines,

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from vendiscope.core.plugins.params import Range
+from vendiscope.api import Range
 
 MiB = 1024 * 1024
 

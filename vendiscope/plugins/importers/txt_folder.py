@@ -6,9 +6,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from vendiscope.core.base.errors import InputError, Location
+from vendiscope.api import BadRow, Importer, InputError, Location, SourceInfo, SourceRow
 from vendiscope.core.base.project_files import looks_like_project_file
-from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
 from vendiscope.plugins.importers._common import (
     canonical_encoding,
     check_folder,

@@ -7,9 +7,8 @@ from typing import Annotated, Any
 
 import numpy as np
 
+from vendiscope.api import Choices, Metric, MetricResult, Range
 from vendiscope.core.metrics import vendi, vendi_records
-from vendiscope.core.plugins.interfaces import Metric, MetricResult
-from vendiscope.core.plugins.params import Choices, Range
 
 PER_RECORD = (None, "leverage", "contribution", "uniqueness")
 """The per-record scores :class:`VendiMetric` can attach (``None``: none)."""

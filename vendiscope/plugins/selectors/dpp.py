@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, Selector
+from vendiscope.api import CancelToken, Progress, Selection, Selector
 from vendiscope.core.selection.dpp import greedy_dpp
 
 

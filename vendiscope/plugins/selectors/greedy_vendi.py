@@ -6,8 +6,7 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, Selector
+from vendiscope.api import CancelToken, Progress, Selection, Selector
 from vendiscope.core.selection.greedy_vendi import greedy_vendi
 
 

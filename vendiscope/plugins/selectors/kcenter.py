@@ -6,8 +6,7 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, StreamingSelector, VectorSource
+from vendiscope.api import CancelToken, Progress, Selection, StreamingSelector, VectorSource
 from vendiscope.core.selection.kcenter import k_center, k_center_streamed
 
 

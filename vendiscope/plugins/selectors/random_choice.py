@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, StreamingSelector, VectorSource
+from vendiscope.api import CancelToken, Progress, Selection, StreamingSelector, VectorSource
 from vendiscope.core.selection.random_choice import random_selection
 
 

@@ -1,25 +1,19 @@
-"""What the built-in views share: reading ``data`` and rounding numbers for the chart."""
+"""What the built-in views share: rounding numbers for the chart, checking parameters.
+
+The built-in views import only :mod:`vendiscope.api` (and this module): a third-party view
+can be written the same way. ``build(data)`` reads ``view_data(data)``, the read-only
+:class:`~vendiscope.api.ViewData` of the dataset.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.plugins.charts import CHART_SCHEMA_VERSION
-from vendiscope.core.store.project import Project
+from vendiscope.api import CHART_SCHEMA_VERSION
 
-
-def context(data: Any) -> tuple[Project, str]:
-    """``(project, dataset)`` from a view's ``data``; ``ValueError`` naming what is wrong."""
-    if not isinstance(data, dict):
-        raise ValueError(f"data must be a dict with 'project' and 'dataset'; got {data!r}")
-    project, dataset = data.get("project"), data.get("dataset")
-    if not isinstance(project, Project):
-        raise ValueError(f"data['project'] must be an open Project; got {project!r}")
-    if not isinstance(dataset, str):
-        raise ValueError(f"data['dataset'] must be a dataset name; got {dataset!r}")
-    project.dataset(dataset)  # a clear error for a dataset that does not exist
-    return project, dataset
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def rounded(values: Iterable[Any], digits: int = 6) -> list[float]:
@@ -40,3 +34,15 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
 def check_count(name: str, value: Any, minimum: int = 1) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be a whole number >= {minimum}; got {value!r}")
+
+
+def sample_positions(n: int, max_points: int, seed: int = 0) -> np.ndarray:
+    """All positions, or a seeded random sample of ``max_points`` of them (sorted)."""
+    import numpy as np
+
+    if max_points < 1:
+        raise ValueError(f"max_points must be at least 1; got {max_points}")
+    if n <= max_points:
+        return np.arange(n, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(n, size=max_points, replace=False)).astype(np.int64)

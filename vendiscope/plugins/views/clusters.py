@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.params import FromProject, Range
-from vendiscope.core.views import data as viewdata
-from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
+from vendiscope.api import FromProject, Range, View, view_data
+from vendiscope.plugins.views._common import chart, check_choice, check_count, rounded
 
 SPARSE_MARK = "*"
 
@@ -47,9 +45,10 @@ class ClusterCoverageView(View):
 
         check_choice("measure", self.measure, ("share", "count"))
         check_count("max_clusters", self.max_clusters)
-        project, dataset = context(data)
-        subset = self.subset or viewdata.latest_selection_subset(project, dataset)
-        table = viewdata.cluster_table(project, dataset, subset)
+        found = view_data(data)
+        dataset = found.dataset
+        subset = self.subset or found.latest_selection_subset()
+        table = found.clusters(subset)
         sizes = np.asarray(table["sizes"], dtype=np.int64)
         order = np.argsort(-sizes, kind="stable")
         if len(order) > self.max_clusters:

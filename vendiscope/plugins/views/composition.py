@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.params import Range
-from vendiscope.core.views import data as viewdata
-from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
+from vendiscope.api import (
+    MAX_CONTRIBUTION_SOURCES,
+    METRIC_TITLES,
+    VENDI_METRICS,
+    NotComputed,
+    Range,
+    View,
+    ViewData,
+    view_data,
+)
+from vendiscope.plugins.views._common import chart, check_choice, check_count, rounded
 
 
 class CompositionView(View):
@@ -30,31 +37,31 @@ class CompositionView(View):
         self,
         metric: Literal["auto", "gvendi", "vendi"] = "auto",
         records: bool = False,
-        max_sources: Annotated[int, Range(1)] = viewdata.MAX_CONTRIBUTION_SOURCES,
+        max_sources: Annotated[int, Range(1)] = MAX_CONTRIBUTION_SOURCES,
     ) -> None:
         self.metric = metric
         self.records = records
         self.max_sources = max_sources
 
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
-        check_choice("metric", self.metric, ("auto", *viewdata.VENDI_METRICS))
+        check_choice("metric", self.metric, ("auto", *VENDI_METRICS))
         check_count("max_sources", self.max_sources)
-        project, dataset = context(data)
-        score = _score(project, dataset, self.metric)  # NotComputed if missing
-        table = viewdata.source_table(project, dataset, contributions=score["metric"])
+        found = view_data(data)
+        score = _score(found, self.metric)  # NotComputed if missing
+        table = found.source_table(contributions=score["metric"])
         return composition_chart(table, score, records=self.records, max_sources=self.max_sources)
 
 
-def _score(project: Any, dataset: str, metric: str) -> dict[str, Any]:
+def _score(found: ViewData, metric: str) -> dict[str, Any]:
     """The score to show: ``metric``'s, or with ``auto`` the first computed of G-Vendi and
     embedding-Vendi (when neither is, the error names what to compute for G-Vendi)."""
     if metric != "auto":
-        return viewdata.score_summary(project, dataset, metric)
-    missing: list[viewdata.NotComputed] = []
-    for candidate in viewdata.VENDI_METRICS:
+        return found.score(metric)
+    missing: list[NotComputed] = []
+    for candidate in VENDI_METRICS:
         try:
-            return viewdata.score_summary(project, dataset, candidate)
-        except viewdata.NotComputed as error:
+            return found.score(candidate)
+        except NotComputed as error:
             missing.append(error)
     raise missing[0]
 
@@ -64,14 +71,14 @@ def composition_chart(
     score: dict[str, Any],
     *,
     records: bool = False,
-    max_sources: int = viewdata.MAX_CONTRIBUTION_SOURCES,
+    max_sources: int = MAX_CONTRIBUTION_SOURCES,
 ) -> dict[str, Any]:
-    """The chart of :func:`vendiscope.core.views.data.source_table` for one score."""
+    """The chart of :meth:`vendiscope.api.ViewData.source_table` for one score."""
     metric = score["metric"]
     rows = sorted(table["sources"], key=lambda r: (-r["records"], r["source"]))[:max_sources]
     names = [r["source"] for r in rows]
     labels = [f"{r['records']:,} records ({r['share']:.1%})" for r in rows]
-    title = viewdata.METRIC_TITLES[metric]
+    title = METRIC_TITLES[metric]
     own = [r[metric] if r[metric] is not None else 1.0 if r["records"] == 1 else 0.0
            for r in rows]  # fmt: skip
     series = [

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.params import FromProject, Range
-from vendiscope.core.views import data as viewdata
-from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
+from vendiscope.api import FromProject, Range, View, shorten, view_data
+from vendiscope.plugins.views._common import chart, check_choice, check_count, rounded
 
 
 class CoverageView(View):
@@ -68,16 +66,16 @@ class CoverageView(View):
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
         check_choice("show", self.show, ("curve", "uncovered"))
         check_count("max_items", self.max_items)
-        project, dataset = context(data)
-        target = data.get("target")
+        reader = view_data(data)
+        target = reader.target  # data["target"]
         if not isinstance(target, str):
             raise ValueError(
                 "the coverage view needs a target dataset to compare with (a benchmark or a "
                 "held-out set of the same project): --target NAME on the command line, the "
                 "view's Target dataset in the app"
             )
-        found = viewdata.coverage_data(
-            project, dataset, target, radius=self.radius, vector_set=self.vector_set,
+        found = reader.coverage(
+            target, radius=self.radius, vector_set=self.vector_set,
             target_vector_set=self.target_vector_set, train_subset=self.train_subset,
             listed=self.max_items, width=120,
         )  # fmt: skip
@@ -85,7 +83,7 @@ class CoverageView(View):
 
 
 def coverage_chart(found: dict[str, Any], show: str = "curve") -> dict[str, Any]:
-    """The chart of :func:`vendiscope.core.views.data.coverage_data`'s result."""
+    """The chart of :meth:`vendiscope.api.ViewData.coverage`'s result."""
     train = found["train_dataset"] + (f" (subset {found['train_subset']})"
                                       if found.get("train_subset") else "")  # fmt: skip
     radius = found["radius"]
@@ -93,7 +91,7 @@ def coverage_chart(found: dict[str, Any], show: str = "curve") -> dict[str, Any]
         items = found["least_covered"]
         series = [{
             "name": "similarity to the nearest training record",
-            "x": [f"#{i['target']['position']} {viewdata.shorten(i['target']['text'], 40)}"
+            "x": [f"#{i['target']['position']} {shorten(i['target']['text'], 40)}"
                   for i in items],
             "y": rounded([i["similarity"] for i in items], 4),
             "label": [f"nearest: #{i['nearest']['position']} {i['nearest']['text']}"

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.params import FromProject, Range
-from vendiscope.core.views import data as viewdata
-from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
+from vendiscope.api import NO_SOURCE, FromProject, NotComputed, Range, View, ViewData, view_data
+from vendiscope.plugins.views._common import (
+    chart,
+    check_choice,
+    check_count,
+    rounded,
+    sample_positions,
+)
 
 COLOR_BY = ("cluster", "sparse", "source", "score", "subset", "none")
 
@@ -58,23 +62,22 @@ class MapView(View):
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
 
-        from vendiscope.core.store import vectors
-
         check_choice("color_by", self.color_by, COLOR_BY)
         check_count("max_points", self.max_points)
-        project, dataset = context(data)
-        info = viewdata.map_set(project, dataset, self.projection)
-        coords = vectors.load(project, dataset, info.name)
-        positions = viewdata.sample_positions(len(coords), self.max_points, self.seed)
+        found = view_data(data)
+        dataset = found.dataset
+        stored = found.map(self.projection)
+        coords = stored["coordinates"]
+        positions = sample_positions(len(coords), self.max_points, self.seed)
         series: dict[str, Any] = {"name": dataset}
-        described = self._colour(project, dataset, positions, series)
+        described = self._colour(found, positions, series)
         if "color" in series:  # drop records without a finite score
             keep = np.isfinite(series["color"])
             positions, series["color"] = positions[keep], rounded(series["color"][keep])
         series["x"] = rounded(coords[positions, 0], 4)
         series["y"] = rounded(coords[positions, 1], 4)
         series["index"] = [int(p) for p in positions]
-        method = viewdata.map_method(project, info)
+        method = stored["method"]
         axis = method.upper() if method in ("umap", "pca") else method
         shown = len(series["index"])
         title = f"Map of {dataset} ({axis}){described}"
@@ -82,43 +85,38 @@ class MapView(View):
             title += f"; {shown:,} of {len(coords):,} records shown"
         return chart("scatter", title, [series], x_label=f"{axis} 1", y_label=f"{axis} 2")
 
-    def _colour(self, project: Any, dataset: str, positions: Any, series: dict[str, Any]) -> str:
+    def _colour(self, found: ViewData, positions: Any, series: dict[str, Any]) -> str:
         """Fill ``category`` or ``color`` of the series; return the title's description."""
         import numpy as np
 
-        from vendiscope.core.store import subsets, vectors
-
         if self.color_by in ("cluster", "sparse"):
-            run = viewdata.cluster_run(project, dataset)
-            labels = viewdata.cluster_labels(project, dataset, run)[positions]
-            sparse = {int(c) for c in run.result.get("sparse", [])}  # type: ignore[union-attr]
+            table = found.clusters()
+            labels = found.cluster_labels()[positions]
+            sparse = {int(c) for c in table["sparse"]}
             if self.color_by == "cluster":
                 series["category"] = [f"cluster {int(c)}" for c in labels]
-                return f", coloured by cluster ({len(run.result['sizes']):,} clusters)"  # type: ignore[index]
+                return f", coloured by cluster ({table['n_clusters']:,} clusters)"
             series["category"] = [
                 "sparse cluster" if int(c) in sparse else "(other clusters)" for c in labels
             ]
             return ", sparse (under-represented) clusters highlighted"
         if self.color_by == "source":
-            sources = viewdata.record_sources(project, dataset)
+            sources = found.sources()
             series["category"] = [
-                sources[p] if sources[p] is not None else viewdata.NO_SOURCE for p in positions
+                sources[p] if sources[p] is not None else NO_SOURCE for p in positions
             ]
             return ", coloured by source"
         if self.color_by == "score":
-            info = viewdata.score_set(project, dataset, self.score)
-            column = vectors.load(project, dataset, info.name)[:, 0].astype(np.float64)
-            series["color"] = column[positions]
-            series["name"] = info.name
-            return f", coloured by {info.name}"
+            scores = found.per_record_scores(self.score)
+            series["color"] = np.asarray(scores["values"], dtype=np.float64)[positions]
+            series["name"] = scores["name"]
+            return f", coloured by {scores['name']}"
         if self.color_by == "subset":
-            name = self.subset or viewdata.latest_selection_subset(project, dataset)
+            name = self.subset or found.latest_selection_subset()
             if name is None:
-                raise viewdata.NotComputed(
-                    "a selection subset", viewdata.command(project, "select", dataset, "-k", "K")
-                )
-            members = np.zeros(project.dataset(dataset).row_count, dtype=bool)
-            members[subsets.members(project, dataset, name).positions] = True
+                raise NotComputed("a selection subset", found.command("select", "-k", "K"))
+            members = np.zeros(found.n_records, dtype=bool)
+            members[found.subset_positions(name)] = True
             series["category"] = [name if members[p] else "(not in subset)" for p in positions]
             return f", members of subset {name} highlighted"
         return ""

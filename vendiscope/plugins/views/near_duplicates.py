@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.params import Range
-from vendiscope.core.views import data as viewdata
-from vendiscope.plugins.views._common import chart, check_choice, check_count, context
+from vendiscope.api import Range, View, view_data
+from vendiscope.plugins.views._common import chart, check_choice, check_count
 
 BUCKETS = ((2, 2), (3, 3), (4, 4), (5, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, None))
 
@@ -46,15 +44,15 @@ class NearDuplicatesView(View):
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
         check_choice("show", self.show, ("sizes", "largest"))
         check_count("top", self.top)
-        project, dataset = context(data)
-        found = viewdata.near_duplicate_summary(project, dataset)
+        reader = view_data(data)
+        dataset = reader.dataset
+        found = reader.near_duplicates()
         title = (
             f"Near-duplicates in {dataset} (cosine >= {found['threshold']:g}): "
             f"{found['groups']:,} groups, {found['redundant']:,} redundant records"
         )
         if self.show == "largest":
-            groups = viewdata.near_duplicate_groups(project, dataset, top=self.top, members=1,
-                                                    width=40)  # fmt: skip
+            groups = reader.near_duplicate_groups(top=self.top, members=1, width=40)
             series = [{
                 "name": "records in the group",
                 "x": [f"#{g['representative']} "

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.params import FromProject, Range
-from vendiscope.core.views import data as viewdata
-from vendiscope.plugins.views._common import chart, check_count, context, rounded
+from vendiscope.api import FromProject, NotComputed, Range, View, view_data
+from vendiscope.plugins.views._common import chart, check_count, rounded
 
 KIND_TITLES = {"gradient": "G-Vendi", "embedding": "embedding-Vendi"}
 BASELINE = "(random)"
@@ -44,12 +42,11 @@ class SelectionCurvesView(View):
 
     def build(self, data: dict[str, Any]) -> dict[str, Any]:
         check_count("max_runs", self.max_runs)
-        project, dataset = context(data)
-        runs = viewdata.selection_runs(project, dataset)
+        found = view_data(data)
+        dataset = found.dataset
+        runs = found.selections()
         if not runs:
-            raise viewdata.NotComputed(
-                "selection runs", viewdata.command(project, "select", dataset, "-k", "K")
-            )
+            raise NotComputed("selection runs", found.command("select", "-k", "K"))
         name, kind = self._choose_set(runs)
         drawn = [r for r in runs if name in (r["curve"].get("vendi") or {})][-self.max_runs :]
         if not drawn:

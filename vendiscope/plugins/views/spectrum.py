@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.params import Range
-from vendiscope.core.views import data as viewdata
-from vendiscope.plugins.views._common import chart, check_choice, check_count, context, rounded
+from vendiscope.api import NotComputed, Range, View, view_data
+from vendiscope.plugins.views._common import chart, check_choice, check_count, rounded
 
 
 class SpectrumView(View):
@@ -42,13 +40,14 @@ class SpectrumView(View):
 
         check_choice("metric", self.metric, ("gvendi", "vendi", "both"))
         check_count("top", self.top)
-        project, dataset = context(data)
+        reader = view_data(data)
+        dataset = reader.dataset
         wanted = ("gvendi", "vendi") if self.metric == "both" else (self.metric,)
         found, missing = [], []
         for metric in wanted:
             try:
-                found.append(viewdata.score_summary(project, dataset, metric))
-            except viewdata.NotComputed as error:
+                found.append(reader.score(metric))
+            except NotComputed as error:
                 missing.append(error)
         if not found:
             raise missing[0]

@@ -1,0 +1,201 @@
+"""The stored runs behind the views: the latest score, near-duplicate, clustering and selection
+runs of a dataset, as plain data. Nothing here recomputes a job's result.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.store import vectors
+from vendiscope.core.store.models import RunInfo
+from vendiscope.core.views.constants import METRIC_TITLES, VENDI_METRICS
+from vendiscope.core.views.missing import NotComputed, command
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vendiscope.core.store.project import Project
+
+
+def complete_runs(
+    project: Project, dataset: str, kind: str, where: Callable[[RunInfo], bool] | None = None
+) -> list[RunInfo]:
+    """The complete runs of ``kind`` on ``dataset`` that have a result, oldest first."""
+    return [
+        r
+        for r in project.runs(dataset)
+        if r.kind == kind and r.status == "complete" and r.result and (where is None or where(r))
+    ]
+
+
+def latest_run(
+    project: Project, dataset: str, kind: str, where: Callable[[RunInfo], bool] | None = None
+) -> RunInfo | None:
+    """The most recent complete run of ``kind`` (optionally matching ``where``), or None."""
+    runs = complete_runs(project, dataset, kind, where)
+    return runs[-1] if runs else None
+
+
+# ----------------------------------------------------------------------------- scores
+def score_run(project: Project, dataset: str, metric: str = "gvendi") -> RunInfo | None:
+    """The latest headline Vendi run: ``gvendi`` (on gradients) or ``vendi`` (embeddings).
+
+    Only unweighted runs of order q = 1 of the built-in Vendi metric count: other orders
+    and quality-weighted scores are different numbers.
+    """
+    if metric not in VENDI_METRICS:
+        raise ProjectError(f"metric must be one of {', '.join(VENDI_METRICS)}; got '{metric}'")
+    kinds = {s.name: s.kind for s in vectors.list_sets(project, dataset)}
+
+    def fits(run: RunInfo) -> bool:
+        params = run.params or {}
+        name = params.get("vector_set")
+        kind = kinds.get(name) or VENDI_METRICS.get(params.get("metric", ""))
+        q = (params.get("params") or {}).get("q", 1.0)
+        return (
+            run.plugin == "metric:vendi"
+            and kind == VENDI_METRICS[metric]
+            and params.get("quality") is None
+            and _is_number(q)
+            and float(q) == 1.0
+            and _is_number((run.result or {}).get("value"))
+        )
+
+    return latest_run(project, dataset, "metric", fits)
+
+
+def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dict[str, Any]:
+    """The headline score: value, n, effective fraction, interval, per source, spectrum.
+
+    Raises :class:`NotComputed` (naming the command) when there is no such score yet.
+    """
+    run = score_run(project, dataset, metric)
+    if run is None:
+        raise NotComputed(METRIC_TITLES[metric], missing_score_command(project, dataset, metric))
+    result = run.result or {}
+    details = result.get("details") or {}
+    value = float(result["value"])
+    n = int(result.get("n") or details.get("n") or 0)
+    return {
+        "metric": metric,
+        "title": METRIC_TITLES[metric],
+        "value": value,
+        "n": n,
+        "fraction": value / n if n else None,
+        "ci": details.get("ci"),
+        "ci_level": details.get("ci_level"),
+        "vector_set": (run.params or {}).get("vector_set"),
+        "per_source": result.get("per_source") or {},
+        "spectrum_top": details.get("spectrum_top") or [],
+        "per_record_set": result.get("per_record_set"),
+        "run_id": run.id,
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+    }
+
+
+def missing_score_command(project: Project, dataset: str, metric: str) -> str:
+    """What to run for a missing G-Vendi / embedding-Vendi score."""
+    from vendiscope.core.vectors.resolve import feature_sets
+
+    kind = VENDI_METRICS[metric]
+    extra = ["--metric", "vendi"] if metric == "vendi" else []
+    score = command(project, "score", dataset, *extra)
+    if feature_sets(project, dataset, (kind,)):
+        return score
+    first = command(project, "gradients" if kind == "gradient" else "embed", dataset)
+    return f"{first}` then `{score}"
+
+
+# ----------------------------------------------------------------------------- near-dups
+def near_duplicate_summary(project: Project, dataset: str) -> dict[str, Any]:
+    """The latest near-duplicate run: threshold, groups, redundant records, group sizes."""
+    run = latest_run(project, dataset, "near-duplicates")
+    if run is None:
+        raise NotComputed("near-duplicates", command(project, "near-dups", dataset))
+    result = run.result or {}
+    return {
+        "run_id": run.id,
+        "vector_set": result.get("vector_set"),
+        "threshold": result.get("threshold"),
+        "records": result.get("records"),
+        "groups": result.get("groups", 0),
+        "records_in_groups": result.get("records_in_groups", 0),
+        "redundant": result.get("redundant", 0),
+        "largest_group": result.get("largest_group", 0),
+        "subset": result.get("subset"),
+        "group_sizes": result.get("group_sizes") or [],
+        "groups_truncated": bool(result.get("groups_truncated")),
+        "group_positions": result.get("group_positions") or [],
+    }
+
+
+# ----------------------------------------------------------------------------- clusters
+def cluster_run(project: Project, dataset: str) -> RunInfo:
+    """The latest complete clustering run (:func:`vendiscope.core.gaps.jobs.latest_cluster_run`);
+    raises :class:`NotComputed` naming the command when there is none."""
+    from vendiscope.core.gaps.jobs import latest_cluster_run
+
+    try:
+        return latest_cluster_run(project, dataset)
+    except ProjectError:
+        raise NotComputed("clustering", command(project, "clusters", dataset)) from None
+
+
+def cluster_labels(project: Project, dataset: str, run: RunInfo) -> np.ndarray:
+    """Each record's cluster from a run (:func:`vendiscope.core.gaps.jobs.cluster_labels`)."""
+    from vendiscope.core.gaps import jobs
+
+    return jobs.cluster_labels(project, dataset, run)
+
+
+# ----------------------------------------------------------------------------- selections
+def selection_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
+    """Every complete selection run, oldest first: method, k, subset, final Vendi per vector
+    set (and of a random order of as many candidates), objective and curves."""
+    existing = {s.name for s in project.subsets(dataset)}
+    out = []
+    for run in complete_runs(project, dataset, "selection"):
+        result = run.result or {}
+        curve = result.get("curve") or {}
+        out.append({
+            "run_id": run.id,
+            "method": result.get("method", run.plugin.removeprefix("selector:")),
+            "k": result.get("k"),
+            "candidates": result.get("candidates"),
+            "vector_set": result.get("vector_set"),
+            "subset": result.get("subset"),
+            "subset_exists": result.get("subset") in existing,
+            "objective": result.get("objective"),
+            "vendi": result.get("vendi") or {},
+            "random_vendi": result.get("random_vendi") or {},
+            "curve": curve,
+            "kinds": curve.get("kinds") or {},
+        })  # fmt: skip
+    return out
+
+
+def latest_selection_subset(project: Project, dataset: str) -> str | None:
+    """The subset of the latest selection run that still exists, if any."""
+    runs = [r for r in selection_runs(project, dataset) if r["subset_exists"]]
+    return runs[-1]["subset"] if runs else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+__all__ = [
+    "cluster_labels",
+    "cluster_run",
+    "complete_runs",
+    "latest_run",
+    "latest_selection_subset",
+    "missing_score_command",
+    "near_duplicate_summary",
+    "score_run",
+    "score_summary",
+    "selection_runs",
+]
