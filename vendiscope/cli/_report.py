@@ -1,4 +1,9 @@
-"""Commands for maps, views (charts as images) and the diversity audit report."""
+"""Commands for maps, views (charts as images) and the diversity audit report.
+
+``view`` and ``report`` build every chart through the one view builder,
+:func:`vendiscope.core.views.build.build_view`, as the app does: the same parameter typing,
+guards (``registry.running``, ``registry.check_result``) and errors naming the plugin.
+"""
 
 from __future__ import annotations
 
@@ -31,8 +36,8 @@ def map_(
     json: JsonOpt = False,
 ) -> None:
     """Compute a 2-D map of a dataset (UMAP on FAISS neighbours, or PCA) and store it."""
+    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.cli._views import print_json
     from vendiscope.core.maps.jobs import map_dataset
     from vendiscope.core.store.project import Project
 
@@ -54,9 +59,9 @@ def map_(
         return
     console.print(
         f"mapped [bold]{report.fitted_rows + report.placed_rows:,}[/] records of {dataset} "
-        f"({summary['vector_set']}) with {report.method} in {summary['seconds']:.1f} s "
-        f"(run {report.run_id}); stored as [bold]{report.name}[/]"
+        f"with {report.method} in {summary['seconds']:.1f} s; stored as [bold]{report.name}[/]"
     )
+    console.print(f"computed on {summary['computed_on']}")
     if report.trustworthiness is not None:
         console.print(
             f"trustworthiness (10 neighbours, a sample of up to 2,000 records): "
@@ -101,12 +106,10 @@ def view(
 
     from vendiscope.cli._output import plugin_params
     from vendiscope.core.base.atomic import atomic_path, check_destination
-    from vendiscope.core.plugins import default_registry
     from vendiscope.core.store.project import Project
-    from vendiscope.core.views.data import ViewData
+    from vendiscope.core.views.build import build_view
     from vendiscope.core.views.render import save_chart
 
-    registry = default_registry()
     params = plugin_params("view", name, param) if param else {}
     suffix = output.suffix.lower()
     if suffix not in (".png", ".svg", ".json"):
@@ -114,12 +117,12 @@ def view(
 
         raise ExportError(f"{output}: use .png, .svg or .json")
     check_destination(output, force=force)
-    instance = registry.create("view", name, **params)
     with Project.open(project) as opened:
-        data = ViewData(opened, dataset, target=target, vector_set=vectors, score_set=scores)
-        with registry.running("view", name, "build"):
-            chart = instance.build(data)
-        registry.check_result("view", name, chart)
+        built = build_view(
+            opened, name, dataset, params,
+            target=target, vector_set=vectors, score_set=scores, param_prefix="--param ",
+        )  # fmt: skip
+    chart = built.chart
     if suffix == ".json":
         with atomic_path(output) as temporary:
             temporary.write_text(jsonlib.dumps(chart, indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,390 @@
+"""The report page: self-contained HTML and CSS from the report's numbers and charts.
+
+The page needs nothing else: no external CSS, scripts, fonts or images (charts are embedded
+as base64 PNG or SVG images by :func:`chart_image`). Every string taken from the dataset or
+the project is escaped, and a Content-Security-Policy forbids scripts, so a record holding
+``<script>`` is shown as text, never run.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from vendiscope.core.views import data as viewdata
+
+IMAGE_FORMATS = ("png", "svg")
+CHART_SIZE = (900, 520)
+
+
+def chart_image(chart: dict[str, Any], images: str) -> dict[str, str]:
+    """``chart`` drawn as ``images`` (png or svg): ``{"src": data URI, "alt": its title}``."""
+    from vendiscope.core.views.render import render_chart
+
+    width, height = CHART_SIZE
+    data = render_chart(
+        chart, images, width=width, height=height, dpi=150 if images == "png" else 100
+    )
+    mime = "image/png" if images == "png" else "image/svg+xml"
+    return {
+        "src": f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}",
+        "alt": chart["title"],
+    }
+
+
+_CSS = """
+body{font-family:-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif;color:#1a1a1a;
+background:#fff;margin:0 auto;max-width:1000px;padding:24px 28px 60px;line-height:1.45}
+h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.25em;margin:36px 0 8px;padding-bottom:4px;
+border-bottom:1px solid #ddd}h3{font-size:1.05em;margin:20px 0 6px}
+.meta{color:#555;font-size:.9em}.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{border:1px solid #ddd;border-radius:6px;padding:10px 14px;min-width:170px;flex:1}
+.card .value{font-size:1.5em;font-weight:600}.card .label{color:#555;font-size:.85em}
+.card .note{color:#555;font-size:.8em}
+table{border-collapse:collapse;width:100%;font-size:.9em;margin:8px 0}
+th,td{border-bottom:1px solid #e5e5e5;padding:5px 8px;text-align:left;vertical-align:top}
+th{background:#f5f5f5}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.missing{color:#7a4b00;background:#fff7e6;border:1px solid #f0d9a8;border-radius:4px;
+padding:6px 10px}code{background:#f2f2f2;border-radius:3px;padding:1px 4px;font-size:.9em;
+word-break:break-all}img{max-width:100%;height:auto;display:block;margin:8px 0}
+.text{white-space:pre-wrap;word-break:break-word}footer{margin-top:40px;color:#666;font-size:.8em}
+"""
+
+
+def _e(value: Any) -> str:
+    """Escape anything for HTML text or attributes."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.{digits}f}"
+
+
+def _pct(value: Any) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _missing(numbers: dict[str, Any], section: str) -> str:
+    parts = []
+    for item in numbers["missing"]:
+        if item["section"] != section:
+            continue
+        if item.get("command"):
+            commands = " then ".join(
+                f"<code>{_e(c)}</code>" for c in item["command"].split("` then `")
+            )
+            parts.append(
+                f'<p class="missing">{_e(item["what"])}: not computed — run {commands}</p>'
+            )
+        else:
+            parts.append(f'<p class="missing">{_e(item["message"])}</p>')
+    return "".join(parts)
+
+
+def _img(images: dict[str, dict[str, str]], section: str) -> str:
+    image = images.get(section)
+    if image is None:
+        return ""
+    return f'<img src="{image["src"]}" alt="{_e(image["alt"])}">'
+
+
+def _card(label: str, value: str, note: str = "") -> str:
+    note_html = f'<div class="note">{note}</div>' if note else ""
+    return (
+        f'<div class="card"><div class="label">{label}</div><div class="value">{value}'
+        f"</div>{note_html}</div>"
+    )
+
+
+def _table(header: Sequence[tuple[str, bool]], rows: Sequence[Sequence[str]]) -> str:
+    """``header``: (title, numeric) pairs; cells are already escaped HTML."""
+    head = "".join(f'<th class="num">{t}</th>' if n else f"<th>{t}</th>" for t, n in header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{c}</td>' if header[i][1] else f"<td>{c}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _records(records: Sequence[dict[str, Any]]) -> str:
+    return "".join(
+        f'<div class="text">#{_e(r.get("position"))}'
+        + (f" [{_e(r['source'])}]" if r.get("source") else "")
+        + f": {_e(r.get('text'))}</div>"
+        for r in records
+    )
+
+
+def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> str:
+    """The report page: ``numbers`` from :func:`audit_numbers`, ``images`` by section
+    (``{"src": data URI, "alt": text}``). Every dataset-derived string is escaped."""
+    h = numbers["headline"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "img-src data:; style-src 'unsafe-inline'\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Diversity audit: {_e(numbers['dataset'])}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>Diversity audit of {_e(numbers['dataset'])}</h1>",
+        f'<p class="meta">{_num(numbers["records"])} records · project {_e(numbers["project"])}'
+        f" · source {_e(numbers['source_uri'])} · generated {_e(numbers['generated_at'])} by "
+        f"Vendiscope {_e(numbers['vendiscope'])}</p>",
+    ]
+    parts += _headline_html(numbers, h, images)
+    parts += _sources_html(numbers, images)
+    parts += _clusters_html(numbers, images)
+    parts += _near_html(numbers, images)
+    if numbers.get("coverage") is not None or any(
+        m["section"] == "coverage" for m in numbers["missing"]
+    ):
+        parts += _coverage_html(numbers, images)
+    parts += _selection_html(numbers, images)
+    parts.append("<h2>Provenance</h2>")
+    runs = ", ".join(str(r) for r in numbers["runs"]) or "none"
+    computed = ", ".join(numbers.get("computed") or []) or "nothing"
+    parts.append(
+        f"<p>Runs of the project this report draws on (their parameters, seeds and "
+        f"library versions are recorded there): {_e(runs)}. Computed for this report: "
+        f"{_e(computed)}.</p>"
+    )
+    parts.append(
+        "<footer>Vendi scores are effective numbers of distinct examples (Friedman "
+        "&amp; Dieng 2023); G-Vendi uses projected gradients of a proxy language "
+        "model (Jung et al. 2025, Prismatic Synthesis).</footer></body></html>"
+    )
+    return "\n".join(parts)
+
+
+def _headline_html(
+    numbers: dict[str, Any], h: dict[str, Any], images: dict[str, dict[str, str]]
+) -> list[str]:
+    out = ["<h2>Headline</h2>", '<div class="cards">']
+    for key, label in (("gvendi", "G-Vendi"), ("embedding_vendi", "embedding-Vendi")):
+        score = h[key]
+        if score is None:
+            out.append(_card(label, "—", "not computed"))
+            continue
+        note = f"{_pct(score['fraction'])} of {_num(score['n'])} records"
+        if score.get("ci"):
+            note += (
+                f"; {_num(score['ci'][0])} to {_num(score['ci'][1])} ({_pct(score['ci_level'])})"
+            )
+        out.append(_card(label, _num(score["value"]), note))
+    effective = h["effective_number"]
+    out.append(
+        _card(
+            "effective number of distinct examples",
+            _num(effective),
+            f"by {_e(h['effective_number_basis'])}: {_pct(h['effective_fraction'])} of the records"
+            if effective is not None
+            else "needs a Vendi score",
+        )
+    )
+    out.append(
+        _card(
+            "exact duplicates",
+            _num(h["exact_duplicates"]),
+            f"{_pct(h['exact_duplicate_fraction'])} of the records",
+        )
+    )
+    near = h["near_duplicates"]
+    if near is None:
+        out.append(_card("near-duplicates", "—", "not computed"))
+    else:
+        out.append(
+            _card(
+                "near-duplicates (redundant)",
+                _num(near["redundant"]),
+                f"{_num(near['groups'])} groups at cosine ≥ {_e(near['threshold'])}; "
+                f"{_pct(near['redundant_fraction'])} of the records",
+            )
+        )
+    out.append("</div>")
+    out.append(_missing(numbers, "headline"))
+    if "spectrum" in images:
+        out.append(
+            "<p>The Vendi score is the exponential of the entropy of these eigenvalues: a flat "
+            "spectrum means many equally important directions, a steep one a few dominant "
+            "themes.</p>"
+        )
+        out.append(_img(images, "spectrum"))
+    return out
+
+
+def _sources_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:
+    out = ["<h2>Sources</h2>"]
+    table = numbers.get("sources")
+    if table is None:
+        return [*out, _missing(numbers, "sources")]
+    basis = table["contribution_basis"]
+    header = [
+        ("source", False),
+        ("records", True),
+        ("share", True),
+        ("G-Vendi", True),
+        ("embedding-Vendi", True),
+        ("contribution", True),
+    ]
+    rows = [
+        [
+            _e(r["source"]),
+            _num(r["records"]),
+            _pct(r["share"]),
+            _num(r["gvendi"]),
+            _num(r["vendi"]),
+            _num(r["contribution"], 2),
+        ]
+        for r in table["sources"]
+    ]
+    out.append(_table(header, rows))
+    if basis:
+        out.append(
+            f"<p>Each source's own score is the Vendi score of that source alone. Its "
+            f"contribution is how much the whole dataset's {_e(viewdata.METRIC_TITLES[basis])} "
+            f"({_num(table['whole'])}, on <code>{_e(table['contribution_vector_set'])}</code>) "
+            "drops without it; a negative contribution means the rest is more diverse "
+            "without it.</p>"
+        )
+    out.append(_img(images, "sources"))
+    return out
+
+
+def _clusters_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:
+    out = ["<h2>Map and sparse clusters</h2>"]
+    if numbers.get("map"):
+        m = numbers["map"]
+        trust = m.get("trustworthiness")
+        out.append(
+            f"<p>Map <code>{_e(m['map'])}</code> ({_e(m['method'])} of "
+            f"<code>{_e(m['vector_set'])}</code>"
+            + (f"; trustworthiness {trust:.3f}" if trust is not None else "")
+            + ").</p>"
+        )
+    out.append(_img(images, "map"))
+    out.append(_missing(numbers, "map"))
+    c = numbers.get("clusters")
+    if c is None:
+        return [*out, _missing(numbers, "clusters")]
+    out.append(
+        f"<p>{_num(c['n_clusters'])} clusters of <code>{_e(c['vector_set'])}</code> (median size "
+        f"{_num(c['median_size'])}); <strong>{_num(c['sparse_clusters'])} sparse clusters</strong>"
+        f" (smaller than the median: under-represented regions) hold "
+        f"{_num(c['records_in_sparse'])} records ({_pct(c['sparse_fraction_of_records'])}).</p>"
+    )
+    out.append(_img(images, "clusters"))
+    if c["smallest_sparse"]:
+        out.append("<h3>The smallest sparse clusters, with example records</h3>")
+        rows = [
+            [_e(s["cluster"]), _num(s["size"]), _records(s["records"])]
+            for s in c["smallest_sparse"]
+        ]
+        out.append(_table([("cluster", True), ("size", True), ("example records", False)], rows))
+    return out
+
+
+def _near_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:
+    out = ["<h2>Near-duplicates</h2>"]
+    near = numbers.get("near_duplicates")
+    if near is None:
+        return [*out, _missing(numbers, "near-duplicates")]
+    out.append(
+        f"<p>At cosine ≥ {_e(near['threshold'])} on <code>{_e(near['vector_set'])}</code>: "
+        f"{_num(near['groups'])} groups hold {_num(near['records_in_groups'])} records, of which "
+        f"{_num(near['redundant'])} are redundant (all but one per group); the largest group has "
+        f"{_num(near['largest_group'])} records.</p>"
+    )
+    out.append(_img(images, "near-duplicates"))
+    if near["largest_groups"]:
+        rows = [[_num(g["size"]), _records(g["records"])] for g in near["largest_groups"]]
+        out.append("<h3>The largest groups</h3>")
+        out.append(_table([("records", True), ("first members", False)], rows))
+    return out
+
+
+def _coverage_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:
+    out = ["<h2>Coverage of the target set</h2>"]
+    cov = numbers.get("coverage")
+    if cov is None:
+        return [*out, _missing(numbers, "coverage")]
+    q = cov.get("similarity_quantiles") or {}
+    out.append(
+        f"<p><strong>{_pct(cov['fraction'])}</strong> of the {_num(cov['targets'])} records of "
+        f"<code>{_e(cov['target_dataset'])}</code> have a record of "
+        f"<code>{_e(cov['train_dataset'])}</code> within cosine {_e(cov['radius'])} "
+        f"({_num(cov['covered'])} covered, {_num(cov['uncovered_count'])} not). "
+        "Nearest-record similarity: "
+        + ", ".join(f"{_e(k)} {v:.3f}" for k, v in q.items())
+        + ".</p>"
+    )
+    out.append(_img(images, "coverage"))
+    if cov["least_covered"]:
+        out.append(
+            f"<h3>Uncovered target records (the {len(cov['least_covered'])} least covered)</h3>"
+        )
+        rows = [
+            [_records([i["target"]]), f"{i['similarity']:.3f}", _records([i["nearest"]])]
+            for i in cov["least_covered"]
+        ]
+        out.append(
+            _table(
+                [
+                    ("target record", False),
+                    ("similarity", True),
+                    ("nearest training record", False),
+                ],
+                rows,
+            )
+        )
+    return out
+
+
+def _selection_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:
+    out = ["<h2>Selections</h2>"]
+    runs = numbers.get("selections") or []
+    if not runs:
+        return [*out, _missing(numbers, "selections")]
+    sets: list[str] = []
+    for run in runs:
+        for name in run["vendi"]:
+            if name not in sets:
+                sets.append(name)
+    header = [("run", True), ("method", False), ("k", True), ("subset", False)]
+    for name in sets:
+        header += [(f"Vendi on {_e(name)}", True), ("random", True), ("&times; random", True)]
+    rows = []
+    for run in runs:
+        subset = _e(run["subset"]) + ("" if run["subset_exists"] else " (deleted)")
+        row = [_e(run["run_id"]), _e(run["method"]), _num(run["k"]), subset]
+        for name in sets:
+            ratio = run["vs_random"].get(name)
+            row += [
+                _num(run["vendi"].get(name), 2),
+                _num(run["random_vendi"].get(name), 2),
+                "—" if ratio is None else f"{ratio:.2f}&times;",
+            ]
+        rows.append(row)
+    out.append(_table(header, rows))
+    out.append(
+        "<p>Vendi of the selected records against a random sample of as many "
+        "candidates (the baseline): the higher the ratio, the more diversity the method "
+        "keeps.</p>"
+    )
+    out.append(_img(images, "selections"))
+    out.append(_img(images, "selection-map"))
+    return out
+
+
+__all__ = ["CHART_SIZE", "IMAGE_FORMATS", "chart_image", "report_html"]

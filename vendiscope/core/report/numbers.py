@@ -1,0 +1,242 @@
+"""The report's numbers: every figure of a dataset's audit, as plain JSON-serialisable data.
+
+:func:`audit_numbers` gathers them from what the project already holds — headline scores
+(G-Vendi, embedding-Vendi, the effective number of distinct examples, exact and
+near-duplicates), the per-source breakdown, sparse clusters with example records, the map,
+coverage of a target set and the selection runs — through the public read helpers of
+:mod:`vendiscope.core.views.data` and :class:`vendiscope.core.store.project.Project`. A piece
+that was not computed is listed under ``"missing"`` with the command that computes it; the
+report never fails for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from vendiscope import __version__
+from vendiscope.core.base.errors import VendiscopeError
+from vendiscope.core.store.project import Project
+from vendiscope.core.views import data as viewdata
+
+LISTED_SPARSE = 10
+LISTED_GROUPS = 5
+LISTED_UNCOVERED = 25
+
+
+def audit_numbers(
+    project: Project,
+    dataset: str,
+    *,
+    target: str | None = None,
+    radius: float = 0.8,
+    target_vector_set: str | None = None,
+    vector_set: str | None = None,
+    listed_sparse: int = LISTED_SPARSE,
+    listed_groups: int = LISTED_GROUPS,
+    listed_uncovered: int = LISTED_UNCOVERED,
+    contributions: bool = True,
+) -> dict[str, Any]:
+    """Every number of the audit as plain JSON-serialisable data (the ``--format json``).
+
+    ``contributions``: compute each source's contribution to the whole score (one pass over
+    the score's vector set and one eigendecomposition per source); off, those are None.
+    """
+    info = project.dataset(dataset)
+    if target is not None:
+        project.dataset(target)  # fail early for a target that does not exist
+    stats = project.stats(dataset)
+    missing: list[dict[str, Any]] = []
+
+    def piece(section: str, get: Callable[[], Any]) -> Any:
+        try:
+            return get()
+        except viewdata.NotComputed as exc:
+            missing.append(
+                {"section": section, "what": exc.what, "command": exc.command, "message": str(exc)}
+            )
+        except VendiscopeError as exc:
+            missing.append(
+                {"section": section, "what": section, "command": None, "message": str(exc)}
+            )
+        return None
+
+    gvendi = piece("headline", lambda: viewdata.score_summary(project, dataset, "gvendi"))
+    vendi = piece("headline", lambda: viewdata.score_summary(project, dataset, "vendi"))
+    near = piece("near-duplicates", lambda: viewdata.near_duplicate_summary(project, dataset))
+    rows = int(stats["rows"])
+    basis = gvendi or vendi
+    numbers: dict[str, Any] = {
+        "vendiscope": __version__,
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "project": project.location,
+        "dataset": dataset,
+        "source_uri": info.source_uri,
+        "records": rows,
+        "headline": {
+            "records": rows,
+            "gvendi": _score_numbers(gvendi),
+            "embedding_vendi": _score_numbers(vendi),
+            "effective_number": basis["value"] if basis else None,
+            "effective_fraction": basis["fraction"] if basis else None,
+            "effective_number_basis": basis["title"] if basis else None,
+            "exact_duplicates": int(stats["exact_duplicates"]),
+            "exact_duplicate_fraction": stats["exact_duplicates"] / rows if rows else 0.0,
+            "unique": int(stats["unique"]),
+            "near_duplicates": _near_numbers(near),
+        },
+        "stats": {k: stats[k] for k in ("filled", "mean_chars", "skipped_rows")},
+    }
+    numbers["sources"] = piece(
+        "sources",
+        lambda: viewdata.source_table(
+            project, dataset, contributions="auto" if contributions else None
+        ),
+    )
+    numbers["spectrum"] = {
+        s["title"]: s["spectrum_top"] for s in (gvendi, vendi) if s and s["spectrum_top"]
+    }
+    clusters = piece("clusters", lambda: _clusters(project, dataset, listed_sparse))
+    numbers["clusters"] = clusters
+    numbers["near_duplicates"] = None
+    if near is not None:
+        groups = viewdata.near_duplicate_groups(project, dataset, top=listed_groups)
+        numbers["near_duplicates"] = {**_near_numbers(near), "largest_groups": groups}
+    numbers["map"] = piece("map", lambda: _map_numbers(project, dataset))
+    numbers["coverage"] = None
+    if target is not None:
+        numbers["coverage"] = piece(
+            "coverage",
+            lambda: viewdata.coverage_data(
+                project,
+                dataset,
+                target,
+                radius=radius,
+                vector_set=vector_set,
+                target_vector_set=target_vector_set,
+                listed=listed_uncovered,
+            ),
+        )
+    selections = viewdata.selection_runs(project, dataset)
+    numbers["selections"] = [_selection_numbers(s) for s in selections]
+    if not selections:
+        missing.append(
+            {
+                "section": "selections",
+                "what": "selection runs",
+                "command": viewdata.command(project, "select", dataset, "-k", "K"),
+                "message": "no selection runs yet",
+            }
+        )
+    numbers["missing"] = missing
+    numbers["runs"] = _runs_used(numbers)
+    return _finite(numbers)
+
+
+def _score_numbers(score: dict[str, Any] | None) -> dict[str, Any] | None:
+    if score is None:
+        return None
+    keys = ("value", "n", "fraction", "ci", "ci_level", "vector_set", "run_id", "finished_at")
+    return {k: score[k] for k in keys}
+
+
+def _near_numbers(near: dict[str, Any] | None) -> dict[str, Any] | None:
+    if near is None:
+        return None
+    keys = (
+        "threshold",
+        "groups",
+        "records_in_groups",
+        "redundant",
+        "largest_group",
+        "vector_set",
+        "subset",
+        "run_id",
+    )
+    out = {k: near[k] for k in keys}
+    out["redundant_fraction"] = near["redundant"] / near["records"] if near["records"] else 0.0
+    return out
+
+
+def _clusters(project: Project, dataset: str, listed: int) -> dict[str, Any]:
+    table = viewdata.cluster_table(project, dataset)
+    sizes = table.pop("sizes")
+    sparse = table.pop("sparse")
+    return {
+        **table,
+        "sparse_clusters": len(sparse),
+        "sparse_fraction_of_records": table["records_in_sparse"] / table["records"]
+        if table["records"]
+        else 0.0,
+        "largest_size": max(sizes) if sizes else 0,
+        "smallest_size": min(sizes) if sizes else 0,
+        "smallest_sparse": viewdata.sparse_cluster_examples(project, dataset, limit=listed),
+    }
+
+
+def _map_numbers(project: Project, dataset: str) -> dict[str, Any]:
+    info = viewdata.map_set(project, dataset)
+    run = project.run(info.run_id) if info.run_id is not None else None
+    result = (run.result if run else None) or {}
+    return {
+        "map": info.name,
+        "method": viewdata.map_method(project, info),
+        "vector_set": (info.params or {}).get("vector_set"),
+        "trustworthiness": result.get("trustworthiness"),
+        "fitted_rows": result.get("fitted_rows"),
+        "run_id": info.run_id,
+    }
+
+
+def _selection_numbers(run: dict[str, Any]) -> dict[str, Any]:
+    ratios = {
+        name: (value / run["random_vendi"][name]) if run["random_vendi"].get(name) else None
+        for name, value in run["vendi"].items()
+    }
+    keep = (
+        "run_id",
+        "method",
+        "k",
+        "candidates",
+        "vector_set",
+        "subset",
+        "subset_exists",
+        "objective",
+        "vendi",
+        "random_vendi",
+        "kinds",
+    )
+    return {**{k: run[k] for k in keep}, "vs_random": ratios}
+
+
+def _runs_used(numbers: dict[str, Any]) -> list[int]:
+    found: set[int] = set()
+
+    def walk(value: Any, key: str = "") -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, k)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+        elif key == "run_id" and isinstance(value, int):
+            found.add(value)
+
+    walk(numbers)
+    return sorted(found)
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities (e.g. an undefined objective) become None, so JSON stays strict."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+__all__ = ["LISTED_GROUPS", "LISTED_SPARSE", "LISTED_UNCOVERED", "audit_numbers"]
