@@ -16,6 +16,7 @@ from vendiscope.core.io.hashing import content_hash
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import Exporter, PluginRegistry
 from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+from vendiscope.core.store import subsets
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -94,7 +95,7 @@ def test_hf_folder_roundtrip_keeps_features(project, tmp_path: Path) -> None:
 def test_subset_export_in_rank_order_with_manifest(project, tmp_path: Path) -> None:
     rows = qa_rows(30)
     import_dataset(project, write_jsonl(tmp_path / "in.jsonl", rows), name="d")
-    project.create_subset("d", "pick", [20, 4, 11], gains=[3.0, 2.0, 1.0])
+    subsets.save(project, "d", "pick", [20, 4, 11], gains=[3.0, 2.0, 1.0])
     result = export_dataset(project, "d", tmp_path / "pick.jsonl", subset="pick")
     assert read_jsonl(tmp_path / "pick.jsonl") == [rows[20], rows[4], rows[11]]
 

@@ -14,7 +14,7 @@ from vendiscope.core.base.jobs import RecordingProgress
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.neighbors import search as nb
 from vendiscope.core.neighbors.index import VectorIndexError
-from vendiscope.core.store import vectors
+from vendiscope.core.store import subsets, vectors
 
 
 def write_vector_set(
@@ -245,7 +245,7 @@ def test_coverage_with_known_answers(project, tmp_path: Path) -> None:
 
 def test_coverage_by_a_subset_of_the_training_data(project, tmp_path: Path) -> None:
     coverage_data(project, tmp_path)
-    project.create_subset("train", "evens", [i for i in range(200) if i % 10 == 0])
+    subsets.save(project, "train", "evens", [i for i in range(200) if i % 10 == 0])
     report = nb.coverage(project, "train", "emb", "bench", "emb", train_subset="evens")
     covered = [i for i in range(30) if (i * 5) % 10 == 0]
     assert report.uncovered == sorted(set(range(50)) - set(covered))

@@ -9,9 +9,10 @@ import pytest
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
 from vendiscope.core.base.errors import InputError
-from vendiscope.core.base.project_files import belongs_to, copy_project, project_files
+from vendiscope.core.base.project_files import belongs_to, project_files
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.io.sources import preview
+from vendiscope.core.store.migrate import copy_project
 from vendiscope.core.store.project import Project
 
 

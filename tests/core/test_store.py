@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import qa_rows, table_counts, write_jsonl
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.store import migrate
+from vendiscope.core.store import migrate, subsets
 from vendiscope.core.store.project import Project
 
 
@@ -133,13 +133,13 @@ def test_records_page_by_position(project, tmp_path: Path) -> None:
 
 def test_subsets_keep_rank_order(project, tmp_path: Path) -> None:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(50)), name="d")
-    subset = project.create_subset("d", "picked", [40, 3, 17], gains=[0.5, 0.25, 0.125])
+    subset = subsets.save(project, "d", "picked", [40, 3, 17], gains=[0.5, 0.25, 0.125])
     assert subset.size == 3
     assert [r.seq for r in project.iter_records("d", subset="picked")] == [40, 3, 17]
     with pytest.raises(ProjectError, match="already has a subset"):
-        project.create_subset("d", "picked", [1])
+        subsets.save(project, "d", "picked", [1])
     with pytest.raises(ProjectError, match="out of range"):
-        project.create_subset("d", "bad", [10_000])
+        subsets.save(project, "d", "bad", [10_000])
     assert [s.name for s in project.subsets("d")] == ["picked"]
 
 
@@ -151,7 +151,7 @@ def test_unknown_dataset_lists_known(project, tmp_path: Path) -> None:
 
 def test_delete_dataset_cascades(project, project_path: Path, tmp_path: Path) -> None:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(20)), name="d")
-    project.create_subset("d", "s", [1, 2])
+    subsets.save(project, "d", "s", [1, 2])
     project.delete_dataset("d")
     counts = table_counts(project_path)
     assert counts["records"] == counts["subset_members"] == counts["datasets"] == 0

@@ -16,7 +16,7 @@ from vendiscope.cli._app import app
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import PluginRegistry
-from vendiscope.core.store import transfer, vectors
+from vendiscope.core.store import subsets, transfer, vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import fail_run, start_run
 from vendiscope.core.vectors.featurizing import featurize_dataset
@@ -49,7 +49,7 @@ def local_project(tmp_path: Path) -> Path:
         partial = vectors.open_for_writing(project, "odd", "partial", kind="embedding",
                                            model="m", params={}, dim=2, chunk_rows=2)  # fmt: skip
         vectors.write_chunk(project, partial, 0, np.ones((2, 2), np.float32))
-        project.create_subset("qa", "picked", [7, 3, 99], gains=[0.5, 0.25, 1e-9])
+        subsets.save(project, "qa", "picked", [7, 3, 99], gains=[0.5, 0.25, 1e-9])
         run_id = start_run(project, key="k", kind="metric", plugin="metric:x", dataset_id=None,
                            params={"q": 1.0})  # fmt: skip
         fail_run(project, run_id, RuntimeError("boom"), cancelled=False, started=0.0)

@@ -50,7 +50,7 @@ from tests.core.test_vectors import (  # noqa: F401
 )
 from vendiscope.core.base.errors import InputError, ProjectError
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.store import migrate, vectors
+from vendiscope.core.store import migrate, subsets, vectors
 from vendiscope.core.store.project import Project
 
 TABLES = ("datasets", "records", "vector_sets", "vector_chunks", "runs", "subsets",
@@ -127,7 +127,7 @@ def test_bad_input_rolls_the_whole_import_back(project, tmp_path: Path) -> None:
 
 def test_delete_dataset_cascades(project, tmp_path: Path) -> None:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(20)), name="d")
-    project.create_subset("d", "s", [1, 2])
+    subsets.save(project, "d", "s", [1, 2])
     vectors.write_matrix(project, "d", "v", np.ones((20, 3)), kind="embedding", model="m",
                          params={})  # fmt: skip
     project.delete_dataset("d")

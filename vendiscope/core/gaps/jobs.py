@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.metrics import vendi
-from vendiscope.core.selection.job import resolve_selection_set
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import RunInfo, SubsetInfo
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.runs import fail_run, finish_run, start_run
+from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.vectors import resolve
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,6 +32,14 @@ FILTER_RUN = "filter-candidates"
 EXAMPLES_PER_CLUSTER = 3
 LISTED_SPARSE = 50
 """Sparse clusters (smallest first) listed with example records in a cluster run's result."""
+CLUSTER_KINDS = ("gradient", "embedding")
+"""What is clustered by default (gradients first, as every job prefers); a named set may be
+any feature set."""
+
+
+def cluster_set(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
+    """The named complete feature set, or the one preferred (gradients, else embeddings)."""
+    return resolve.resolve(project, dataset, name, CLUSTER_KINDS, named=resolve.PREFERENCE)
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,8 @@ class ClusterReport:
     labels_set: str
     run_id: int
     seconds: float
+    computed_on: str = ""
+    """The vectors clustered, as :func:`vendiscope.core.vectors.resolve.describe` says."""
 
     @property
     def records_in_sparse(self) -> int:
@@ -54,6 +64,7 @@ class ClusterReport:
         return {
             "dataset": self.dataset,
             "vector_set": self.vector_set,
+            "computed_on": self.computed_on,
             "clusters": self.n_clusters,
             "median_size": self.median_size,
             "sparse_clusters": len(self.sparse),
@@ -88,7 +99,7 @@ def cluster_dataset(
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
-    target = resolve_selection_set(project, dataset, vector_set)
+    target = cluster_set(project, dataset, vector_set)
     k = default_k(target.n_rows) if n_clusters is None else n_clusters
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= target.n_rows:
         raise ProjectError(
@@ -96,33 +107,28 @@ def cluster_dataset(
             f"'{dataset}'); got {n_clusters!r}"
         )
     params = {"vector_set": target.name, "n_clusters": k, "seed": seed, "niter": niter}
-    run_id = start_run(
+    with recorded_run(
         project, key=f"clusters:{dataset}:{target.name}", kind=CLUSTER_RUN,
         plugin="core:spherical-kmeans", dataset_id=project.dataset(dataset).id,
-        params=params, seed=seed, packages=("numpy", "faiss-cpu"),
-    )  # fmt: skip
-    try:
+        params=params, seed=seed, packages=("numpy", "faiss-cpu"), cancel=cancel,
+        started=started,
+    ) as run:  # fmt: skip
         progress.start(f"clustering {dataset} into {k} clusters", total=None)
         matrix = vectors.load(project, dataset, target.name)
         cancel.raise_if_cancelled()
         clustering = spherical_kmeans(matrix, k, seed=seed, niter=niter)
         cancel.raise_if_cancelled()
-        labels_set = _store_labels(project, dataset, run_id, target, clustering.labels)
+        labels_set = _store_labels(project, dataset, run.id, target, clustering.labels)
         progress.finish()
-    except BaseException as error:
-        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
-        raise
-    sizes = [int(s) for s in clustering.sizes]
-    sparse = [int(c) for c in np.flatnonzero(clustering.sparse)]
-    report = ClusterReport(
-        dataset, target.name, k, sizes, sparse, float(np.median(sizes)), labels_set, run_id,
-        time.perf_counter() - started,
-    )  # fmt: skip
-    finish_run(
-        project, run_id, status="complete", seconds=report.seconds,
-        result={**report.summary(), "sizes": sizes, "sparse": sparse,
-                "examples": _examples(clustering.labels, sizes, sparse)},
-    )  # fmt: skip
+        sizes = [int(s) for s in clustering.sizes]
+        sparse = [int(c) for c in np.flatnonzero(clustering.sparse)]
+        report = ClusterReport(
+            dataset, target.name, k, sizes, sparse, float(np.median(sizes)), labels_set, run.id,
+            run.seconds, resolve.describe(target, run.id),
+        )  # fmt: skip
+        run.finish({**report.summary(), "sizes": sizes, "sparse": sparse,
+                    "examples": _examples(clustering.labels, sizes, sparse)},
+                   seconds=report.seconds)  # fmt: skip
     return report
 
 
@@ -182,6 +188,8 @@ class FilterReport:
     subset: SubsetInfo | None
     run_id: int
     seconds: float
+    computed_on: str = ""
+    """The pool's and the candidates' vectors, as :func:`.resolve.describe` says."""
 
     @property
     def gain_kept(self) -> float:
@@ -197,6 +205,7 @@ class FilterReport:
             "candidates": self.candidates,
             "pool_vectors": self.pool_vectors,
             "candidate_vectors": self.candidate_vectors,
+            "computed_on": self.computed_on,
             "candidates_total": self.n_candidates,
             "kept": self.kept,
             "pool_vendi": round(self.pool_vendi, 6),
@@ -250,14 +259,13 @@ def filter_candidates(
     if name is not None and not overwrite:
         subsets.check_name(name)
         subsets.refuse_existing(project, candidates, name)
-    run_id = start_run(
+    with recorded_run(
         project, key=f"filter-candidates:{candidates}:{pool}", kind=FILTER_RUN,
         plugin="core:sparse-cluster-filter", dataset_id=project.dataset(candidates).id,
         params={"pool": pool, "cluster_run": run.id, "pool_vectors": pool_set.name,
                 "candidate_vectors": candidate_set.name, "random_trials": random_trials},
-        seed=seed, packages=("numpy", "faiss-cpu"),
-    )  # fmt: skip
-    try:
+        seed=seed, packages=("numpy", "faiss-cpu"), cancel=cancel, started=started,
+    ) as recorded:  # fmt: skip
         progress.start(f"filtering {candidates} against {pool}'s sparse clusters", total=None)
         labels = cluster_labels(project, pool, run)
         pool_rows = vectors.load(project, pool, pool_set.name)
@@ -269,20 +277,21 @@ def filter_candidates(
         subset = None
         if len(kept):
             subset = subsets.save(
-                project, candidates, name or f"sparse-fill@run-{run_id}", kept.tolist(),
-                run_id=run_id, overwrite=overwrite,
+                project, candidates, name or f"sparse-fill@run-{recorded.id}", kept.tolist(),
+                run_id=recorded.id, overwrite=overwrite,
                 description=f"candidates landing in sparse clusters of '{pool}' (run {run.id})",
             )  # fmt: skip
         progress.finish()
-    except BaseException as error:
-        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
-        raise
-    report = FilterReport(
-        pool, candidates, pool_set.name, candidate_set.name, len(new_rows), len(kept), base,
-        with_kept, with_random, random_trials, subset, run_id, time.perf_counter() - started,
-    )  # fmt: skip
-    finish_run(project, run_id, status="complete", seconds=report.seconds,
-               result=report.summary())  # fmt: skip
+        computed_on = (
+            f"pool {resolve.describe(pool_set)}, candidates {resolve.describe(candidate_set)}, "
+            f"run {recorded.id}"
+        )
+        report = FilterReport(
+            pool, candidates, pool_set.name, candidate_set.name, len(new_rows), len(kept), base,
+            with_kept, with_random, random_trials, subset, recorded.id, recorded.seconds,
+            computed_on,
+        )  # fmt: skip
+        recorded.finish(report.summary(), seconds=report.seconds)
     return report
 
 
@@ -291,7 +300,7 @@ def _matching_set(
 ) -> VectorSetInfo:
     """The candidates' vector set, made by the same model as the pool's."""
     if name is not None:
-        found = resolve_selection_set(project, candidates, name)
+        found = cluster_set(project, candidates, name)
     else:
         same = [
             s

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy.exc import DatabaseError
 
 from vendiscope import __version__
 from vendiscope.core.base.atomic import atomic_paths, check_destination
@@ -20,7 +19,8 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.store.models import DatasetInfo, RunInfo
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.runs import finish_run, start_run
+from vendiscope.core.store.records import DatabaseError
+from vendiscope.core.store.runs import recorded_run
 
 MANIFEST_SUFFIX = ".manifest.json"
 
@@ -210,7 +210,7 @@ def _record_run(
     rows: int,
     seconds: float,
 ) -> None:
-    run_id = start_run(
+    with recorded_run(
         project,
         key=f"export:{info.name}" + (f":{subset}" if subset else ""),
         kind="export",
@@ -218,5 +218,5 @@ def _record_run(
         dataset_id=info.id,
         params={"destination": str(destination.resolve()), "subset": subset, "format": exporter},
         packages=(),
-    )
-    finish_run(project, run_id, status="complete", result={"rows": rows}, seconds=seconds)
+    ) as run:
+        run.finish({"rows": rows}, seconds=seconds)

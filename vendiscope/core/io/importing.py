@@ -9,19 +9,16 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, update
 
 from vendiscope.core.base.atomic import atomic_path, check_destination
 from vendiscope.core.base.errors import InputError, Location, ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.base.prefetch import prefetch
 from vendiscope.core.base.text import check_name
-from vendiscope.core.base.versions import library_versions
 from vendiscope.core.io.fields import FieldMapping, MappingError
 from vendiscope.core.io.hashing import Fingerprint, hash_content
 from vendiscope.core.io.sources import (
@@ -34,10 +31,10 @@ from vendiscope.core.io.sources import (
 )
 from vendiscope.core.plugins.interfaces import BadRow, SourceRow
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
-from vendiscope.core.store import bulk, rawjson
+from vendiscope.core.store import bulk, imports, rawjson
+from vendiscope.core.store.imports import Connection
 from vendiscope.core.store.models import DatasetInfo
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.schema import Dataset, Run
 
 __all__ = ["ImportResult", "Preview", "import_dataset", "preview"]
 
@@ -113,20 +110,14 @@ def import_dataset(
     skipped: list[BadRow] = []
     fingerprint = Fingerprint(salt=orjson.dumps(mapping.to_json()).decode())
     with project.engine.begin() as connection:
-        dataset_id = connection.execute(
-            Dataset.__table__.insert().values(
-                name=name,
-                source_uri=str(path.resolve()),
-                format=importer_name,
-                field_mapping=mapping.to_json(),
-                source_schema=info.schema,
-                row_count=0,
-                duplicate_count=0,
-                skipped_count=0,
-                fingerprint="",
-                created_at=datetime.now(timezone.utc),
-            )
-        ).inserted_primary_key[0]
+        dataset_id = imports.insert_dataset(
+            connection,
+            name=name,
+            source_uri=str(path.resolve()),
+            format=importer_name,
+            field_mapping=mapping.to_json(),
+            source_schema=info.schema,
+        )
         count = 0
         insert = bulk.insert_statement(connection)
         bulk.enlarge_cache(connection)
@@ -149,15 +140,13 @@ def import_dataset(
         if count == 0:
             raise InputError("no records found (every row was empty or bad)", Location(path))
         duplicates = bulk.count_duplicates(connection, dataset_id, count)
-        connection.execute(
-            update(Dataset)
-            .where(Dataset.id == dataset_id)
-            .values(
-                row_count=count,
-                duplicate_count=duplicates,
-                skipped_count=len(skipped),
-                fingerprint=fingerprint.hexdigest(),
-            )
+        imports.finish_dataset(
+            connection,
+            dataset_id,
+            row_count=count,
+            duplicate_count=duplicates,
+            skipped_count=len(skipped),
+            fingerprint=fingerprint.hexdigest(),
         )
         seconds = time.perf_counter() - started
         run_id = _record_run(
@@ -239,28 +228,21 @@ def _record_run(
     result: dict[str, Any],
     seconds: float,
 ) -> int:
-    now = datetime.now(timezone.utc)
-    return connection.execute(
-        Run.__table__.insert().values(
-            key=f"import:{name}",
-            kind="import",
-            plugin=f"importer:{importer}",
-            dataset_id=dataset_id,
-            params={
-                "path": str(path.resolve()),
-                "format": importer,
-                "mapping": mapping.to_json(),
-                "importer_params": params or {},
-                "skip_bad": skip_bad,
-            },
-            versions=library_versions(),
-            status="complete",
-            result=result,
-            timings={"seconds": round(seconds, 3)},
-            started_at=now,
-            finished_at=now,
-        )
-    ).inserted_primary_key[0]
+    return imports.record_import_run(
+        connection,
+        key=f"import:{name}",
+        plugin=f"importer:{importer}",
+        dataset_id=dataset_id,
+        params={
+            "path": str(path.resolve()),
+            "format": importer,
+            "mapping": mapping.to_json(),
+            "importer_params": params or {},
+            "skip_bad": skip_bad,
+        },
+        result=result,
+        seconds=seconds,
+    )
 
 
 def _write_bad_report(

@@ -16,14 +16,16 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.maps import projection
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.runs import fail_run, finish_run, start_run
+from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.vectors import resolve
 
 if TYPE_CHECKING:
     import numpy as np
 
 RUN_KIND = "projection"
-FEATURE_KINDS = ("embedding", "gradient", "feature")
+FEATURE_KINDS = resolve.PREFERENCE
+"""The kinds a map is drawn from by default, preferred first (the one rule of every job)."""
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,14 @@ class MapReport:
     details: dict[str, Any]
     run_id: int
     seconds: float
+    computed_on: str = ""
+    """The vectors it maps, as :func:`vendiscope.core.vectors.resolve.describe` says."""
 
     def summary(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset,
             "vector_set": self.source,
+            "computed_on": self.computed_on,
             "map": self.name,
             "method": self.method,
             "fitted_rows": self.fitted_rows,
@@ -55,20 +60,13 @@ class MapReport:
 
 
 def map_source(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
-    """The named complete feature set, or the latest embedding set, else gradient set."""
+    """The named complete set, or the preferred feature set (gradients first) of >= 2 columns."""
     if name is not None:
         found = vectors.complete_set(project, dataset, name)
         if found.dim < 2:
             raise ProjectError(f"vector set '{name}' has {found.dim} column; a map needs >= 2")
         return found
-    for kind in FEATURE_KINDS:
-        of_kind = vectors.complete_sets(project, dataset, kind)
-        if of_kind:
-            return of_kind[-1]
-    raise ProjectError(
-        f"dataset '{dataset}' has no complete embedding or gradient vector set to map; run "
-        "`vendiscope embed` first"
-    )
+    return resolve.resolve(project, dataset, None, FEATURE_KINDS, min_dim=2)
 
 
 def latest_map(project: Project, dataset: str) -> VectorSetInfo | None:
@@ -105,12 +103,12 @@ def map_dataset(
         raise ProjectError(f"dataset '{dataset}' has {source.n_rows} records; a map needs 3")
     params = {"vector_set": source.name, "method": method, "n_neighbors": n_neighbors,
               "min_dist": min_dist, "fit_sample": fit_sample}  # fmt: skip
-    run_id = start_run(
+    with recorded_run(
         project, key=f"map:{dataset}:{source.name}:{method}", kind=RUN_KIND,
         plugin=f"core:{method}", dataset_id=project.dataset(dataset).id, params=params,
         seed=seed, packages=("umap-learn", "scikit-learn", "faiss-cpu", "numba"),
-    )  # fmt: skip
-    try:
+        cancel=cancel, started=started,
+    ) as run:  # fmt: skip
         matrix = vectors.load(project, dataset, source.name)
         if method == "umap":
             made = projection.umap_map(
@@ -121,16 +119,14 @@ def map_dataset(
             made = projection.pca_map(matrix, seed=seed)
         cancel.raise_if_cancelled()
         trust = projection.trustworthiness_sample(matrix, made.coords, seed=seed)
-        name = _store(project, dataset, run_id, source, method, made.coords)
-    except BaseException as error:
-        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
-        raise
-    report = MapReport(
-        dataset, source.name, name, method, made.fitted_rows, made.placed_rows,
-        round(trust, 4), made.details, run_id, time.perf_counter() - started,
-    )  # fmt: skip
-    finish_run(project, run_id, status="complete", seconds=report.seconds,
-               result={**report.summary(), "index": made.details.get("index")})  # fmt: skip
+        name = _store(project, dataset, run.id, source, method, made.coords)
+        report = MapReport(
+            dataset, source.name, name, method, made.fitted_rows, made.placed_rows,
+            round(trust, 4), made.details, run.id, run.seconds,
+            resolve.describe(source, run.id),
+        )  # fmt: skip
+        run.finish({**report.summary(), "index": made.details.get("index")},
+                   seconds=report.seconds)  # fmt: skip
     return report
 
 

@@ -9,23 +9,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import select
+from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.metrics import streaming
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
-from vendiscope.core.store import vectors
+from vendiscope.core.store import records, vectors
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.runs import fail_run, finish_run, start_run
-from vendiscope.core.store.schema import Record
+from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
-
-if TYPE_CHECKING:
-    pass
+from vendiscope.core.vectors import resolve
 
 KIND_FOR_METRIC = {"gvendi": "gradient", "vendi": "embedding"}
 MIN_SOURCE_ROWS = 2
@@ -42,31 +37,20 @@ class ScoreResult:
     per_record_set: str | None
     run_id: int
 
+    @property
+    def computed_on(self) -> str:
+        """The vectors scored, as :func:`vendiscope.core.vectors.resolve.describe` says."""
+        return resolve.describe(self.vector_set, self.run_id)
+
 
 def default_vector_set(project: Project, dataset: str, kind: str) -> VectorSetInfo:
-    """The most recent complete vector set of ``kind`` ("embedding", "gradient", ...)."""
-    complete = vectors.complete_sets(project, dataset, kind)
-    if not complete:
-        command = "vendiscope gradients" if kind == "gradient" else "vendiscope embed"
-        raise ProjectError(
-            f"dataset '{dataset}' has no complete {kind} vector set; run `{command}` first"
-        )
-    return complete[-1]
+    """The preferred (newest) complete vector set of ``kind`` ("embedding", "gradient", ...)."""
+    return resolve.resolve(project, dataset, None, (kind,))
 
 
 def source_positions(project: Project, dataset: str) -> dict[str, list[int]]:
     """Positions of the records of each source (records without one are left out)."""
-    info = project.dataset(dataset)
-    groups: dict[str, list[int]] = {}
-    query = (
-        select(Record.source, Record.seq)
-        .where(Record.dataset_id == info.id, Record.source.is_not(None))
-        .order_by(Record.seq)
-    )
-    with project.engine.connect() as connection:
-        for source, seq in connection.execute(query):
-            groups.setdefault(source, []).append(seq)
-    return groups
+    return records.source_positions(project, dataset)
 
 
 def score_dataset(
@@ -115,7 +99,7 @@ def score_dataset(
         "vector_set": target.name,
         "quality": quality,
     }
-    run_id = start_run(
+    with recorded_run(
         project,
         key=f"score:{dataset}:{metric}:{target.name}",
         kind="metric",
@@ -123,8 +107,9 @@ def score_dataset(
         dataset_id=project.dataset(dataset).id,
         params=run_params,
         seed=params.get("seed"),
-    )
-    try:
+        cancel=cancel,
+        started=started,
+    ) as run:
         progress.start(f"Scoring {dataset} ({metric} on {target.name})", total=None)
         breakdown: dict[str, dict[str, float]] = {}
         if plugin == "vendi" and streaming.needs_streaming(target, memory_budget):
@@ -156,25 +141,19 @@ def score_dataset(
                         breakdown[source] = {"n": len(positions), "value": float(part.value)}
         per_record_set = None
         if result.per_record is not None:
-            per_record_set = _store_per_record(project, dataset, run_id, target, result.per_record)
+            per_record_set = _store_per_record(project, dataset, run.id, target, result.per_record)
         progress.finish()
-    except BaseException as error:
-        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
-        raise
-    details = {k: v for k, v in result.details.items() if _jsonable(v)}
-    finish_run(
-        project,
-        run_id,
-        status="complete",
-        seconds=time.perf_counter() - started,
-        result={
-            "value": float(result.value),
-            "n": target.n_rows,
-            "details": details,
-            "per_source": breakdown,
-            "per_record_set": per_record_set,
-        },
-    )
+        details = {k: v for k, v in result.details.items() if _jsonable(v)}
+        run.finish(
+            {
+                "value": float(result.value),
+                "n": target.n_rows,
+                "computed_on": resolve.describe(target, run.id),
+                "details": details,
+                "per_source": breakdown,
+                "per_record_set": per_record_set,
+            }
+        )
     return ScoreResult(
         metric,
         target,
@@ -183,7 +162,7 @@ def score_dataset(
         details,
         breakdown,
         per_record_set,
-        run_id,
+        run.id,
     )
 
 

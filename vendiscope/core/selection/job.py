@@ -25,15 +25,16 @@ from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import SubsetInfo
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.runs import fail_run, finish_run, start_run
+from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.vectors import resolve
 
 if TYPE_CHECKING:
     import numpy as np
 
 RUN_KIND = "selection"
 CURVE_KINDS = ("gradient", "embedding")
-"""Besides the selection's own vector set, curves are drawn on the latest set of these kinds."""
+"""Besides the selection's own vector set, curves are drawn on the best set of each kind."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ class SelectionReport:
     run_id: int
     seconds: float
     details: dict[str, Any] = field(default_factory=dict)
+    computed_on: str = ""
+    """The vectors it chose on, as :func:`vendiscope.core.vectors.resolve.describe` says."""
 
     def summary(self) -> dict[str, Any]:
         final = {name: values[-1] for name, values in self.curve["vendi"].items()}
@@ -64,6 +67,7 @@ class SelectionReport:
             "method": self.method,
             "k": self.k,
             "vector_set": self.vector_set,
+            "computed_on": self.computed_on,
             "candidates": self.n_candidates,
             "excluded": self.excluded,
             "objective": {"name": self.objective_name, "value": self.objective},
@@ -88,28 +92,13 @@ class _Plan:
 
 
 def resolve_selection_set(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
-    """The named complete vector set, or the latest gradient set, else the latest embedding set."""
-    if name is not None:
-        found = vectors.complete_set(project, dataset, name)
-        if found.kind in ("score", "cluster", "projection"):
-            raise ProjectError(
-                f"vector set '{name}' holds {found.kind}s, not features; select on a "
-                "gradient or embedding set"
-            )
-        return found
-    for kind in CURVE_KINDS:
-        found = _latest(project, dataset, kind)
-        if found is not None:
-            return found
-    raise ProjectError(
-        f"dataset '{dataset}' has no complete gradient or embedding vector set; run "
-        "`vendiscope gradients` (G-Vendi) or `vendiscope embed` first"
-    )
+    """The named complete feature set, or the preferred one (:mod:`.vectors.resolve`)."""
+    return resolve.resolve(project, dataset, name, CURVE_KINDS, named=resolve.PREFERENCE)
 
 
 def _latest(project: Project, dataset: str, kind: str) -> VectorSetInfo | None:
-    complete = vectors.complete_sets(project, dataset, kind)
-    return complete[-1] if complete else None
+    found = resolve.feature_sets(project, dataset, (kind,))
+    return found[0] if found else None
 
 
 def select_dataset(
@@ -183,7 +172,7 @@ def select_dataset(
         "subset": plan.name,
         "streamed": streamed,
     }
-    run_id = start_run(
+    with recorded_run(
         project,
         key=f"select:{dataset}:{method}:{plan.target.name}",
         kind=RUN_KIND,
@@ -192,36 +181,28 @@ def select_dataset(
         params=run_params,
         seed=seed if isinstance(seed, int) else None,
         packages=("numpy", "faiss-cpu", "scipy"),
-    )
-    try:
+        cancel=cancel,
+        started=started,
+    ) as run:
         chosen = _run_selector(registry, selector, method, matrix, plan, k, progress, cancel)
         positions = plan.candidates[chosen.indices]
         del matrix
         curve = _curves(project, dataset, plan, positions, chosen, seed, progress, cancel)
         gains = _gains(chosen, k)
         subset = subsets.save(
-            project, dataset, plan.name, positions.tolist(), gains=gains, run_id=run_id,
+            project, dataset, plan.name, positions.tolist(), gains=gains, run_id=run.id,
             overwrite=overwrite,
             description=f"{method}: {k} of {len(plan.candidates)} candidates on {plan.target.name}",
         )  # fmt: skip
-    except BaseException as error:
-        fail_run(project, run_id, error, cancelled=cancel.cancelled, started=started)
-        raise
-    seconds = time.perf_counter() - started
-    details = _jsonable_details(chosen.details)
-    report = SelectionReport(
-        dataset, method, k, plan.target.name, len(plan.candidates), plan.excluded,
-        positions.tolist(), gains, str(chosen.details.get("objective_name", method)),
-        float(chosen.details.get("objective", float("nan"))), curve, subset, run_id,
-        seconds, details,
-    )  # fmt: skip
-    finish_run(
-        project,
-        run_id,
-        status="complete",
-        seconds=seconds,
-        result={**report.summary(), "curve": curve, "details": details},
-    )
+        seconds = run.seconds
+        details = _jsonable_details(chosen.details)
+        report = SelectionReport(
+            dataset, method, k, plan.target.name, len(plan.candidates), plan.excluded,
+            positions.tolist(), gains, str(chosen.details.get("objective_name", method)),
+            float(chosen.details.get("objective", float("nan"))), curve, subset, run.id,
+            seconds, details, resolve.describe(plan.target, run.id),
+        )  # fmt: skip
+        run.finish({**report.summary(), "curve": curve, "details": details}, seconds=seconds)
     return report
 
 

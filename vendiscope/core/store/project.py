@@ -301,41 +301,6 @@ class Project:
         names = ", ".join(s.name for s in self.subsets(dataset)) or "none yet"
         raise ProjectError(f"dataset '{dataset}' has no subset named '{name}' (subsets: {names})")
 
-    def create_subset(
-        self,
-        dataset: str,
-        name: str,
-        positions: Sequence[int],
-        *,
-        gains: Sequence[float] | None = None,
-        run_id: int | None = None,
-        description: str | None = None,
-    ) -> SubsetInfo:
-        """Save records (by dataset position, in rank order) as a named subset, atomically."""
-        info = self.dataset(dataset)
-        if any(s.name == name for s in self.subsets(dataset)):
-            raise ProjectError(f"dataset '{dataset}' already has a subset named '{name}'")
-        if len(set(positions)) != len(positions):
-            raise ProjectError(f"subset '{name}': positions must be unique")
-        ids = self.record_ids(dataset, positions)
-        with self.session() as session, session.begin():
-            subset = Subset(dataset_id=info.id, name=name, description=description, run_id=run_id)
-            session.add(subset)
-            session.flush()
-            session.execute(
-                SubsetMember.__table__.insert(),
-                [
-                    {
-                        "subset_id": subset.id,
-                        "record_id": record_id,
-                        "rank": rank,
-                        "gain": None if gains is None else float(gains[rank]),
-                    }
-                    for rank, record_id in enumerate(ids)
-                ],
-            )
-        return self.subset(dataset, name)
-
     # ------------------------------------------------------------------ runs
     def runs(self, dataset: str | None = None) -> list[RunInfo]:
         query = select(Run).order_by(Run.id)

@@ -2,7 +2,7 @@
 
 A plugin may end the process it runs in (``os._exit``, a crash in native code, a kill):
 no ``finally`` runs, and its run would stay ``running``. The first run a process starts
-launches a small watcher process (``python -m vendiscope.core.store.run_watch``) that reads, on
+launches a small watcher process (:mod:`vendiscope.core.store.run_watcher`) that reads, on
 its standard input, which runs are open. When that pipe ends — the watched process is gone
 — with runs still open, the watcher prints one line per run to the standard error it
 shares with the process, naming what ran (the contribution and its plugin), and marks them
@@ -74,57 +74,15 @@ def _watcher() -> IO[bytes] | None:
             if os.environ.get("VENDISCOPE_RUN_WATCH") != "0":
                 with contextlib.suppress(OSError):
                     child = subprocess.Popen(
-                        [sys.executable, "-m", "vendiscope.core.store.run_watch", str(os.getpid())],
+                        [
+                            sys.executable,
+                            "-m",
+                            "vendiscope.core.store.run_watcher",
+                            str(os.getpid()),
+                        ],
                         stdin=subprocess.PIPE,
                         stdout=subprocess.DEVNULL,
                         start_new_session=True,  # a Ctrl-C meant for the command spares it
                     )
                     _pipe = child.stdin
         return _pipe
-
-
-# ----------------------------------------------------------------------------- the watcher
-def _watch(stream: IO[bytes], pid: int) -> None:
-    """Read the watched process's runs until its pipe ends; close those left open."""
-    open_runs: dict[tuple[str, int], str] = {}
-    for line in stream:
-        try:
-            message = json.loads(line)
-            key = (str(message["location"]), int(message["run"]))
-        except (ValueError, KeyError, TypeError):
-            continue
-        if message.get("event") == "opened":
-            open_runs[key] = str(message.get("what") or f"run #{key[1]}")
-        else:
-            open_runs.pop(key, None)
-    if not open_runs:
-        return
-    for (location, _run_id), what in open_runs.items():
-        print(
-            f"vendiscope: the process (pid {pid}) ended while {what} was running in "
-            f"{location}; the run is marked interrupted",
-            file=sys.stderr,
-            flush=True,
-        )
-    _close(open_runs, pid)
-
-
-def _close(open_runs: dict[tuple[str, int], str], pid: int) -> None:
-    import time
-
-    from vendiscope.core.base.jobs import process_state, this_process
-    from vendiscope.core.store.project import Project
-    from vendiscope.core.store.runs import close_interrupted_runs
-
-    owner = {**this_process(), "pid": pid, "created": None}
-    deadline = time.monotonic() + 10.0  # the pipe ends a moment before the process is gone
-    while process_state(owner).alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for location in {location for location, _ in open_runs}:
-        ids = [run_id for where, run_id in open_runs if where == location]
-        with contextlib.suppress(Exception), Project.open(location) as project:
-            close_interrupted_runs(project, ids)
-
-
-if __name__ == "__main__":  # pragma: no cover - run as a child process
-    _watch(sys.stdin.buffer, int(sys.argv[1]))

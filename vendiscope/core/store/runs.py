@@ -6,14 +6,20 @@ import contextlib
 import time
 from collections.abc import Callable, Collection, Iterator
 from datetime import datetime, timezone
-from typing import Any
-
-from sqlalchemy import update
+from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.versions import library_versions
 from vendiscope.core.store import run_watch
-from vendiscope.core.store.project import Project
-from vendiscope.core.store.schema import Run
+
+if TYPE_CHECKING:
+    from vendiscope.core.store.project import Project
+
+# SQLAlchemy and the schema load with the first run, not with this module: the plugin
+# registry imports it (for describe and set_plugin_namer), and importing vendiscope.api
+# stays cheap.
+
+STORE_PACKAGES = ("sqlalchemy",)
+"""Recorded with every run besides the run's own packages."""
 
 
 def start_run(
@@ -34,6 +40,8 @@ def start_run(
     process that runs it, so a reader can tell a run still in progress from one whose
     process was killed (:func:`interrupted_runs`).
     """
+    from vendiscope.core.store.schema import Run
+
     if owner is None:
         from vendiscope.core.base.jobs import this_process
 
@@ -45,7 +53,7 @@ def start_run(
             plugin=plugin,
             dataset_id=dataset_id,
             params=params,
-            versions=library_versions(*packages),
+            versions=library_versions(*STORE_PACKAGES, *packages),
             seed=seed,
             status="running",
             started_at=datetime.now(timezone.utc),
@@ -92,6 +100,10 @@ def finish_run(
     seconds: float | None = None,
 ) -> None:
     """Close a run with its status, result or error, and its duration."""
+    from sqlalchemy import update
+
+    from vendiscope.core.store.schema import Run
+
     values: dict[str, Any] = {
         "status": status,
         "result": result,
@@ -121,18 +133,31 @@ def fail_run(
 class RecordedRun:
     """A run in progress (from :func:`recorded_run`): its id, and how it will be closed."""
 
-    def __init__(self, run_id: int) -> None:
+    def __init__(self, run_id: int, started: float | None = None) -> None:
         self.id = run_id
-        self.started = time.perf_counter()
+        self.started = time.perf_counter() if started is None else started
         self.status = "complete"
         self.result: dict[str, Any] | None = None
+        self.finished_seconds: float | None = None
 
-    def finish(self, result: dict[str, Any] | None = None, *, status: str = "complete") -> None:
-        """Close the run with ``result`` when the block ends (default: ``complete``, no result)."""
+    def finish(
+        self,
+        result: dict[str, Any] | None = None,
+        *,
+        status: str = "complete",
+        seconds: float | None = None,
+    ) -> None:
+        """Close the run with ``result`` when the block ends (default: ``complete``, no result).
+
+        Its duration is taken now (or is ``seconds``, the one a report already states), so
+        the run's timing and the job's own report agree.
+        """
         self.result, self.status = result, status
+        self.finished_seconds = self.seconds if seconds is None else seconds
 
     @property
     def seconds(self) -> float:
+        """Seconds since the work began (``started``, default: when the run was opened)."""
         return time.perf_counter() - self.started
 
 
@@ -147,13 +172,19 @@ def recorded_run(
     params: dict[str, Any],
     seed: int | None = None,
     packages: tuple[str, ...] = ("torch", "transformers", "sentence-transformers", "faiss-cpu"),
+    owner: dict[str, Any] | None = None,
     cancel: Any = None,
+    started: float | None = None,
+    stopped: Callable[[BaseException], bool] | None = None,
 ) -> Iterator[RecordedRun]:
     """Record the work done in the block as a run: started, then finished or failed.
 
     The block calls :meth:`RecordedRun.finish` with the run's result; an exception closes
-    the run ``failed`` (``cancelled`` when ``cancel`` — a CancelToken — was cancelled) and
-    goes on. The one place runs are opened and closed around work::
+    the run ``failed`` (``cancelled`` when ``cancel`` — a CancelToken — was cancelled, or
+    when ``stopped(error)`` says so) and goes on. A block that ends without calling
+    ``finish`` closes the run ``complete`` without a result. ``started`` (a
+    ``time.perf_counter()`` reading) is when the job began, for its timing (default: now).
+    The one place runs are opened and closed around work::
 
         with recorded_run(project, key=..., kind="map", ...) as run:
             ...
@@ -161,16 +192,19 @@ def recorded_run(
     """
     run_id = start_run(
         project, key=key, kind=kind, plugin=plugin, dataset_id=dataset_id, params=params,
-        seed=seed, packages=packages,
+        seed=seed, packages=packages, owner=owner,
     )  # fmt: skip
-    run = RecordedRun(run_id)
+    run = RecordedRun(run_id, started)
     try:
         yield run
     except BaseException as error:
         cancelled = bool(cancel is not None and cancel.cancelled)
+        if stopped is not None and not cancelled:
+            cancelled = stopped(error)
         fail_run(project, run.id, error, cancelled=cancelled, started=run.started)
         raise
-    finish_run(project, run.id, status=run.status, result=run.result, seconds=run.seconds)
+    seconds = run.finished_seconds if run.finished_seconds is not None else run.seconds
+    finish_run(project, run.id, status=run.status, result=run.result, seconds=seconds)
 
 
 def interrupted_runs(
@@ -188,6 +222,7 @@ def interrupted_runs(
     from sqlalchemy import select
 
     from vendiscope.core.base.jobs import process_state
+    from vendiscope.core.store.schema import Run
 
     with project.session() as session:
         query = select(Run.id, Run.kind, Run.plugin, Run.owner).where(Run.status == "running")
@@ -206,6 +241,10 @@ def close_interrupted_runs(
     project: Project, run_ids: Collection[int] | None = None
 ) -> list[tuple[int, str, str]]:
     """Mark :func:`interrupted_runs` ``interrupted``: their process ended without closing them."""
+    from sqlalchemy import update
+
+    from vendiscope.core.store.schema import Run
+
     found = interrupted_runs(project, run_ids)
     for run_id, _kind, who in found:
         with project.session() as session, session.begin():

@@ -234,6 +234,19 @@ def from_positions(
     )  # fmt: skip
 
 
+def copy_subset(project: Project, dataset: str, source: str, name: str) -> SubsetInfo:
+    """Save subset ``source`` under the new name ``name``: the same members in the same rank
+    order, their gains, the run that made it and its description (a taken name is refused)."""
+    original = project.subset(dataset, source)
+    found = members(project, dataset, source)
+    check_name(name)
+    refuse_existing(project, dataset, name)
+    return save(
+        project, dataset, name, found.positions, gains=found.gains,
+        run_id=original.run_id, description=original.description,
+    )  # fmt: skip
+
+
 def from_filter(
     project: Project,
     dataset: str,

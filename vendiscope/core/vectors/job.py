@@ -27,7 +27,7 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, this_
 from vendiscope.core.store import vectors
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.runs import close_interrupted_runs, fail_run, finish_run, start_run
+from vendiscope.core.store.runs import close_interrupted_runs, recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
 from vendiscope.core.vectors.engines import ChunkWorker, EngineSession, LocalEngine
 
@@ -170,7 +170,9 @@ def run_vector_job(
     if existing is not None:
         earlier = [run_id for run_id, _status, _owner in vectors.writer_runs(project, existing)]
         close_interrupted_runs(project, earlier)  # killed earlier: say so in their runs
-    run_id = start_run(
+    counts: dict[str, int] = {}
+    own_session = session is None
+    with recorded_run(
         project,
         key=f"{job.kind}:{job.dataset}:{job.name}",
         kind=job.kind,
@@ -178,63 +180,78 @@ def run_vector_job(
         dataset_id=project.dataset(job.dataset).id,
         params=job.config,
         owner=this_process(),  # tells this running job from a killed one (vectors.set_state)
-    )
-    counts: dict[str, int] = {}
-    own_session = session is None
-    if session is None:
-        session = LocalEngine().start(tasks.worker)
-    try:
-        target = vectors.open_for_writing(project, job.dataset, job.name, run_id=run_id, **settings)
-        done = vectors.committed_chunks(project, target)
-        resumed_from = sum(len(range(*target.chunk_range(i))) for i in done)
-        progress.start(
-            job.description or f"{job.kind} {job.dataset}", total=target.n_rows, unit="records"
-        )
-        progress.update(resumed_from)
-        completed = resumed_from
-        held: dict[int, tuple[Sequence[RecordRow], Any]] = {}
-
-        def items() -> Iterator[tuple[int, Any]]:
-            nonlocal completed
-            for index in range(target.n_chunks):
-                if index in done:
-                    continue
-                if vectors.is_committed(project, target, index):  # by another writer, meanwhile
-                    completed += len(range(*target.chunk_range(index)))
-                    progress.update(completed)
-                    continue
-                cancel.raise_if_cancelled()
-                start, stop = target.chunk_range(index)
-                records = project.records(job.dataset, start, stop - start)
-                payload, state = tasks.prepare(records)
-                held[index] = (records, state)
-                yield index, payload
-
-        def progress_for(index: int) -> ChunkProgress:
-            return ChunkProgress(progress, completed, len(range(*target.chunk_range(index))))
-
-        results = session.map(items(), cancel=cancel, progress_for=progress_for)
-        for index, output in results:
-            records, state = held.pop(index)
-            outcome = tasks.assemble(records, state, output)
-            if vectors.write_chunk(project, target, index, outcome.vectors, if_exists="skip"):
-                for key, value in outcome.counts.items():
-                    counts[key] = counts.get(key, 0) + value
-            completed += len(records)
-            progress.update(completed)
-        target = vectors.mark_complete(project, target)
-        progress.finish()
-    except BaseException as error:
-        stopped = cancel.cancelled or isinstance(error, KeyboardInterrupt)  # Ctrl-C: a cancel
-        fail_run(project, run_id, error, cancelled=stopped, started=started)
-        raise
-    finally:
-        if own_session:
-            session.close()
-    seconds = time.perf_counter() - started
-    summary = {"rows": target.n_rows, "dim": target.dim, "resumed_from": resumed_from, **counts}
-    finish_run(project, run_id, status="complete", seconds=seconds, result=summary)
+        cancel=cancel,
+        started=started,
+        stopped=lambda error: isinstance(error, KeyboardInterrupt),  # Ctrl-C: a cancel
+    ) as run:
+        if session is None:
+            session = LocalEngine().start(tasks.worker)
+        try:
+            target, resumed_from = _fill(
+                project, job, tasks, settings, run.id, session, counts, progress, cancel
+            )
+        finally:
+            if own_session:
+                session.close()
+        seconds = run.seconds
+        summary = {"rows": target.n_rows, "dim": target.dim, "resumed_from": resumed_from, **counts}
+        run.finish(summary, seconds=seconds)
     return VectorJobResult(target, resumed_from, counts, seconds)
+
+
+def _fill(
+    project: Project,
+    job: VectorJob,
+    tasks: ChunkTasks,
+    settings: dict[str, Any],
+    run_id: int,
+    session: EngineSession,
+    counts: dict[str, int],
+    progress: Progress,
+    cancel: CancelToken,
+) -> tuple[VectorSetInfo, int]:
+    """Open the set for writing, fill its missing chunks, and mark it complete."""
+    target = vectors.open_for_writing(project, job.dataset, job.name, run_id=run_id, **settings)
+    done = vectors.committed_chunks(project, target)
+    resumed_from = sum(len(range(*target.chunk_range(i))) for i in done)
+    progress.start(
+        job.description or f"{job.kind} {job.dataset}", total=target.n_rows, unit="records"
+    )
+    progress.update(resumed_from)
+    completed = resumed_from
+    held: dict[int, tuple[Sequence[RecordRow], Any]] = {}
+
+    def items() -> Iterator[tuple[int, Any]]:
+        nonlocal completed
+        for index in range(target.n_chunks):
+            if index in done:
+                continue
+            if vectors.is_committed(project, target, index):  # by another writer, meanwhile
+                completed += len(range(*target.chunk_range(index)))
+                progress.update(completed)
+                continue
+            cancel.raise_if_cancelled()
+            start, stop = target.chunk_range(index)
+            records = project.records(job.dataset, start, stop - start)
+            payload, state = tasks.prepare(records)
+            held[index] = (records, state)
+            yield index, payload
+
+    def progress_for(index: int) -> ChunkProgress:
+        return ChunkProgress(progress, completed, len(range(*target.chunk_range(index))))
+
+    results = session.map(items(), cancel=cancel, progress_for=progress_for)
+    for index, output in results:
+        records, state = held.pop(index)
+        outcome = tasks.assemble(records, state, output)
+        if vectors.write_chunk(project, target, index, outcome.vectors, if_exists="skip"):
+            for key, value in outcome.counts.items():
+                counts[key] = counts.get(key, 0) + value
+        completed += len(records)
+        progress.update(completed)
+    target = vectors.mark_complete(project, target)
+    progress.finish()
+    return target, resumed_from
 
 
 # ----------------------------------------------------------------------------- estimates

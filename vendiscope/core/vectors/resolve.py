@@ -24,6 +24,8 @@ PREFERENCE: tuple[str, ...] = ("gradient", "embedding", "feature")
 """Kinds of feature vectors, most preferred first."""
 
 COMMAND_FOR_KIND = {"gradient": "vendiscope gradients", "embedding": "vendiscope embed"}
+ANY_KIND: tuple[str, ...] = ()
+"""``named=ANY_KIND``: a set named by the user is taken whatever it holds."""
 
 
 def feature_sets(
@@ -48,17 +50,21 @@ def resolve(
     kinds: Sequence[str] = PREFERENCE,
     *,
     min_dim: int = 1,
+    named: Sequence[str] | None = None,
 ) -> VectorSetInfo:
     """The complete set ``name``, or the best of :func:`feature_sets`.
 
     A ProjectError says what is missing (and which command makes it); a named set that is
-    incomplete, of another kind, or too narrow is refused with its reason.
+    incomplete, of another kind, or too narrow is refused with its reason. ``named`` are
+    the kinds a named set may hold (default ``kinds``; :data:`ANY_KIND`: any).
     """
     if name is not None:
         found = vectors.complete_set(project, dataset, name)
-        if found.kind not in kinds:
-            wanted = " or ".join(_ordered(kinds))
-            raise ProjectError(f"vector set '{name}' holds {found.kind}s; this needs {wanted}s")
+        allowed = kinds if named is None else named
+        if allowed and found.kind not in allowed:
+            raise ProjectError(
+                f"vector set '{name}' holds {found.kind}s; this needs a {_either(allowed)} set"
+            )
         if found.dim < min_dim:
             raise ProjectError(
                 f"vector set '{name}' has {found.dim} column(s); this needs >= {min_dim}"
@@ -79,9 +85,20 @@ def missing_message(dataset: str, kinds: Sequence[str] = PREFERENCE) -> str:
     return f"dataset '{dataset}' has no complete {what} vector set{hint}"
 
 
-def describe(vector_set: VectorSetInfo) -> str:
-    """How results name the vectors they were computed on: ``NAME (KIND, ROWS x DIM)``."""
-    return f"{vector_set.name} ({vector_set.kind}, {vector_set.n_rows:,} x {vector_set.dim:,})"
+def describe(vector_set: VectorSetInfo, run_id: int | None = None) -> str:
+    """How results name the vectors they were computed on: ``NAME (KIND, ROWS x DIM)``.
+
+    With ``run_id`` (the run that used them), ``..., run 3`` is added.
+    """
+    text = f"{vector_set.name} ({vector_set.kind}, {vector_set.n_rows:,} x {vector_set.dim:,})"
+    return text if run_id is None else f"{text}, run {run_id}"
+
+
+def _either(kinds: Sequence[str]) -> str:
+    ordered = _ordered(kinds)
+    if len(ordered) < 3:
+        return " or ".join(ordered)
+    return ", ".join(ordered[:-1]) + f" or {ordered[-1]}"
 
 
 def _ordered(kinds: Sequence[str]) -> list[str]:

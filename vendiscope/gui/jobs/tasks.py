@@ -159,8 +159,9 @@ def score(
         )
     label = "G-Vendi" if metric == "gvendi" else "Embedding-Vendi"
     return TaskResult(
-        f"{label} of '{dataset}': {result.value:,.1f} effective examples of {result.n:,}",
-        {"run_id": result.run_id, "value": result.value},
+        f"{label} of '{dataset}': {result.value:,.1f} effective examples of {result.n:,}"
+        f" (computed on {result.computed_on})",
+        {"run_id": result.run_id, "value": result.value, "computed_on": result.computed_on},
     )
 
 
@@ -191,8 +192,12 @@ def near_duplicates(
         )
     return TaskResult(
         f"Near-duplicates in '{dataset}' at {threshold:g}: {len(report.groups):,} groups, "
-        f"{report.redundant:,} redundant records",
-        {"run_id": report.run_id, "redundant": report.redundant},
+        f"{report.redundant:,} redundant records (computed on {report.computed_on})",
+        {
+            "run_id": report.run_id,
+            "redundant": report.redundant,
+            "computed_on": report.computed_on,
+        },
     )
 
 
@@ -257,8 +262,9 @@ def compute_map(
     trust = f", trustworthiness {report.trustworthiness:.2f}" if report.trustworthiness else ""
     what = f"{method.upper()} of {report.source}"
     return TaskResult(
-        f"Map of '{dataset}' ({what}) in {report.seconds:.1f} s{trust}",
-        {"map": report.name, "run_id": report.run_id},
+        f"Map of '{dataset}' ({what}) in {report.seconds:.1f} s{trust}; computed on "
+        f"{report.computed_on}",
+        {"map": report.name, "run_id": report.run_id, "computed_on": report.computed_on},
     )
 
 
@@ -287,8 +293,12 @@ def cluster(
         )
     return TaskResult(
         f"{report.n_clusters:,} clusters of '{dataset}': {len(report.sparse):,} sparse, holding "
-        f"{report.records_in_sparse:,} records",
-        {"run_id": report.run_id, "labels": report.labels_set},
+        f"{report.records_in_sparse:,} records (computed on {report.computed_on})",
+        {
+            "run_id": report.run_id,
+            "labels": report.labels_set,
+            "computed_on": report.computed_on,
+        },
     )
 
 
@@ -329,8 +339,12 @@ def select(
     baseline = report.curve["random"].get(report.vector_set, [float("nan")])[-1]
     return TaskResult(
         f"{method} chose {report.k:,} records of '{dataset}' as subset '{report.subset.name}': "
-        f"Vendi {chosen:.1f} vs {baseline:.1f} for random",
-        {"run_id": report.run_id, "subset": report.subset.name},
+        f"Vendi {chosen:.1f} vs {baseline:.1f} for random (computed on {report.computed_on})",
+        {
+            "run_id": report.run_id,
+            "subset": report.subset.name,
+            "computed_on": report.computed_on,
+        },
     )
 
 
@@ -366,14 +380,7 @@ def copy_subset(
     from vendiscope.core.store import subsets
 
     with opened(location) as project:
-        original = project.subset(dataset, source)
-        members = subsets.members(project, dataset, source)
-        subsets.check_name(name)
-        subsets.refuse_existing(project, dataset, name)
-        info = subsets.save(
-            project, dataset, name, members.positions, gains=members.gains,
-            run_id=original.run_id, description=original.description,
-        )  # fmt: skip
+        info = subsets.copy_subset(project, dataset, source, name)
     return TaskResult(f"Saved subset '{source}' of '{dataset}' as '{name}' ({info.size:,} records)",
                       {"subset": name})  # fmt: skip
 
@@ -389,19 +396,14 @@ def build_view(
 ) -> dict[str, Any]:
     """A view plugin's chart description for ``dataset``, checked against the chart schema.
 
-    A chart that does not fit is a malformed result: raised as a PluginRuntimeError and
-    recorded, so the Plugins window lists the view as failed when run.
+    Built by :func:`vendiscope.core.views.build.build_view`, as the command line and the
+    report build it: a chart that does not fit is a malformed result, raised as a
+    PluginRuntimeError and recorded, so the Plugins window lists the view as failed when run.
     """
-    from vendiscope.core.plugins.registry import default_registry
-    from vendiscope.core.views.data import ViewData
+    from vendiscope.core.views.build import build_view as build
 
-    registry = registry or default_registry()
     with opened(location) as project:
-        data = ViewData(project, dataset, target=target)
-        plugin = registry.create("view", view, **(params or {}))
-        with registry.running("view", view, "build"):
-            chart = plugin.build(data)
-    return registry.check_result("view", view, chart)
+        return build(project, view, dataset, params, registry=registry, target=target).chart
 
 
 def _vector_message(result: Any, dataset: str) -> TaskResult:

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.maps.jobs import FEATURE_KINDS  # what a map is drawn from, preferred first
 from vendiscope.gui.jobs.tasks import opened
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
 MAX_CATEGORIES = 20
 """Sources (and the like) beyond the largest this many are drawn as one '(other)' colour."""
-FEATURE_KINDS = ("embedding", "gradient", "feature")
 COLOUR_BY = ("cluster", "sparse", "source", "score", "subset", "none")
 
 
@@ -42,7 +42,7 @@ class MapChoices:
     """What the map view offers: the maps, the vector sets to map, what can colour it."""
 
     maps: list[str] = field(default_factory=list)  # newest first
-    feature_sets: list[str] = field(default_factory=list)  # newest first
+    feature_sets: list[str] = field(default_factory=list)  # the map job's default first
     cluster_run: int | None = None
     clusters: int = 0
     sparse_clusters: int = 0
@@ -78,6 +78,7 @@ def map_choices(location: str, dataset: str) -> MapChoices:
 
 def choices_of(project: Project, dataset: str) -> MapChoices:
     from vendiscope.core.store import vectors
+    from vendiscope.core.vectors.resolve import feature_sets
 
     complete = vectors.complete_sets(project, dataset)
     runs = [r for r in project.runs(dataset) if r.status == "complete" and r.result]
@@ -91,7 +92,7 @@ def choices_of(project: Project, dataset: str) -> MapChoices:
     roles = (project.dataset(dataset).field_mapping or {}).get("roles", {})
     return MapChoices(
         maps=[s.name for s in reversed(complete) if s.kind == "projection" and s.dim == 2],
-        feature_sets=[s.name for s in reversed(complete) if s.kind in FEATURE_KINDS and s.dim >= 2],
+        feature_sets=[s.name for s in feature_sets(project, dataset, FEATURE_KINDS, min_dim=2)],
         cluster_run=clusters[-1].id if clusters else None,
         clusters=len((clusters[-1].result or {}).get("sizes", [])) if clusters else 0,
         sparse_clusters=len((clusters[-1].result or {}).get("sparse", [])) if clusters else 0,

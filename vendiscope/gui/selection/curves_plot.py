@@ -14,8 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QStackedLayout, QWidget
 
+from vendiscope.core.selection.choices import curve_title
 from vendiscope.gui.map.canvas import style_axes
-from vendiscope.gui.selection.data import KIND_TITLES, SelectionRun
+from vendiscope.gui.selection.data import SelectionRun
 from vendiscope.gui.widgets import palettes
 from vendiscope.gui.widgets.legend import LegendEntry, SeriesLegend, with_legend_below
 from vendiscope.gui.widgets.text import plain_label
@@ -77,7 +78,7 @@ class CurvesPlot(QWidget):
         palette = self.palette()
         kind = next((r.kinds.get(vector_set, "") for r in drawn), "")
         self.plot.setLabel(
-            "left", f"{KIND_TITLES.get(kind, 'Vendi score')} of the first b",
+            "left", f"{curve_title(kind)} of the first b",
             color=palette.color(QPalette.ColorRole.Text).name(),
         )  # fmt: skip
         entries: list[LegendEntry] = []

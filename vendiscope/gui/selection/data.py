@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.selection.choices import KIND_TITLES, curve_sets, selection_sets
 from vendiscope.gui.jobs.tasks import opened
 
 if TYPE_CHECKING:
     from vendiscope.core.store.project import Project
 
-KIND_TITLES = {"gradient": "G-Vendi", "embedding": "embedding-Vendi"}
+__all__ = ["KIND_TITLES", "SelectionRun", "WorkbenchState", "state_of", "workbench_state"]
 FIELD_SAMPLE = 20
 """Records read to find the numeric fields offered as quality weights."""
 
@@ -50,15 +51,11 @@ class WorkbenchState:
     runs: list[SelectionRun] = field(default_factory=list)
 
     def curve_sets(self) -> list[tuple[str, str]]:
-        """The vector sets the runs measured their curves on: (name, kind), G-Vendi first."""
-        kinds: dict[str, str] = {}
-        counts: dict[str, int] = {}
-        for run in self.runs:
-            for name in run.vendi:
-                kinds.setdefault(name, run.kinds.get(name, ""))
-                counts[name] = counts.get(name, 0) + 1
-        order = {"gradient": 0, "embedding": 1}
-        return sorted(kinds.items(), key=lambda kv: (order.get(kv[1], 2), -counts[kv[0]], kv[0]))
+        """The vector sets the runs measured their curves on: (name, kind), G-Vendi first
+        (:func:`vendiscope.core.selection.choices.curve_sets` decides)."""
+        return curve_sets(
+            {name: run.kinds.get(name, "") for name in run.vendi} for run in self.runs
+        )
 
 
 def workbench_state(location: str, dataset: str) -> WorkbenchState:
@@ -71,11 +68,7 @@ def state_of(project: Project, dataset: str) -> WorkbenchState:
     from vendiscope.core.views.data import selection_runs
 
     complete = vectors.complete_sets(project, dataset)
-    preference = {"gradient": 0, "embedding": 1, "feature": 2}
-    features = sorted(
-        (s for s in complete if s.kind in preference and s.dim >= 2),
-        key=lambda s: (preference[s.kind], -s.id),
-    )
+    features = selection_sets(project, dataset)  # the default (the jobs' own) first
     return WorkbenchState(
         rows=project.dataset(dataset).row_count,
         vector_sets=[(s.name, s.kind) for s in features],

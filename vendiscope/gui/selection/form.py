@@ -9,7 +9,6 @@ ParamSpec. :meth:`SelectionForm.options` turns it all into the keyword arguments
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.plugins.params import ParamError
+from vendiscope.core.selection.choices import BUDGET_RULE, default_budget
 from vendiscope.gui.selection.data import KIND_TITLES, WorkbenchState
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.param_form import ParamForm
@@ -42,26 +42,6 @@ from vendiscope.gui.widgets.text import plain_label, plain_tip
 
 NO_QUALITY = "(none: every record weighs the same)"
 DEFAULT_METHOD = "greedy-vendi"
-DEFAULT_SHARE = 0.10
-"""The default budget is this share of the records ..."""
-DEFAULT_MAX_K = 1000
-"""... but at most this many records."""
-BUDGET_RULE = (
-    f"The default is {DEFAULT_SHARE:.0%} of the records, rounded to two significant figures "
-    f"(at most {DEFAULT_MAX_K:,})"
-)
-
-
-def default_budget(rows: int) -> int:
-    """The budget k the workbench proposes for a dataset of ``rows`` records.
-
-    10% of the records, rounded to two significant figures so it reads as a chosen number
-    (1,245 records: 120, not 124), at most 1,000 and at least 1 (never more than ``rows``).
-    """
-    share = max(rows, 0) * DEFAULT_SHARE
-    step = 10 ** max(0, math.floor(math.log10(max(share, 1.0))) - 1)  # two significant figures
-    k = round(share / step) * step
-    return max(1, min(rows, k, DEFAULT_MAX_K))
 
 
 class SelectionForm(QWidget):

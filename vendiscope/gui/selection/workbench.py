@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.core.plugins.params import ParamError
+from vendiscope.core.selection.choices import curve_title
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs import tasks
 from vendiscope.gui.jobs.background import Loader
-from vendiscope.gui.selection.data import KIND_TITLES, SelectionRun, WorkbenchState, workbench_state
+from vendiscope.gui.selection.data import SelectionRun, WorkbenchState, workbench_state
 from vendiscope.gui.selection.form import SelectionForm, refill
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.text import make_plain, plain_label, plain_tip
@@ -196,7 +197,7 @@ class SelectionWorkbench(QWidget):
         refill(
             self.curve_set,
             [
-                (f"{KIND_TITLES.get(kind, 'Vendi')} on {name}", name)
+                (f"{curve_title(kind, 'Vendi')} on {name}", name)
                 for name, kind in state.curve_sets()
             ],
         )
