@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, table_counts, write_jsonl
-from vendiscope.cli._app import app
+from vendiscope.cli import app
 
 runner = CliRunner()
 
@@ -144,7 +144,7 @@ def test_demo_project_is_built_once(tmp_path: Path) -> None:
 def test_help_is_fast_because_nothing_heavy_is_imported() -> None:
     probe = (
         "import sys\n"
-        "from vendiscope.cli._app import app\n"
+        "from vendiscope.cli import app\n"
         "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('torch', 'transformers', 'faiss', 'umap', 'datasets', 'pyarrow',"
         " 'sqlalchemy', 'PySide6') if m in sys.modules]\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.cli._app import app
+from vendiscope.cli import app
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store.project import Project
 

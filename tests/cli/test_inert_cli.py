@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tests.conftest import write_jsonl
-from vendiscope.cli._app import app
+from vendiscope.cli import app
 
 runner = CliRunner()
 CLEAR, TITLE, RTL = "\x1b[2J", "\x1b]0;owned\x07", "\u202e"

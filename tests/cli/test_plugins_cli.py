@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
-from vendiscope.cli._app import app
+from vendiscope.cli import app
 from vendiscope.core.plugins import default_registry
 from vendiscope.core.plugins.userdir import ENV_VAR, PACKAGE
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from tests.core._planted import N_ROWS, planted_dataset
 from tests.core.test_views import build_audited
-from vendiscope.cli._app import app
+from vendiscope.cli import app
 from vendiscope.core.plugins import default_registry
 from vendiscope.core.plugins.charts import validate_chart
 from vendiscope.core.store.project import Project

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
 from tests.core.test_neighbors import PARAPHRASES, UNRELATED, planted, write_vector_set
-from vendiscope.cli._app import app
+from vendiscope.cli import app
 from vendiscope.core.neighbors.search import clear_index_cache
 from vendiscope.core.store.project import Project
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.core._planted import N_ROWS, planted_dataset
-from vendiscope.cli._app import app
+from vendiscope.cli import app
 from vendiscope.core.store.project import Project
 
 runner = CliRunner()

@@ -1,13 +1,17 @@
-"""The ``vendiscope`` command line: headless commands over the core API."""
+"""The ``vendiscope`` command line: headless commands over the core API.
+
+Importing this package (or any module in it) registers every command on the Typer app
+(:mod:`vendiscope.cli._commands`), so ``from vendiscope.cli._app import app`` is the whole CLI.
+"""
 
 from __future__ import annotations
+
+from vendiscope.cli._commands import app
 
 
 def main() -> None:
     """Entry point of the ``vendiscope`` script."""
-    from vendiscope.cli._app import app
-
     app()
 
 
-__all__ = ["main"]
+__all__ = ["app", "main"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -11,6 +10,7 @@ import typer
 from rich.console import Console
 
 from vendiscope.core.base.text import printable
+from vendiscope.core.base.text import shorten as shorten  # re-exported for the commands
 
 
 class InertConsole(Console):
@@ -43,11 +43,10 @@ def reports_errors(command: F) -> F:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from sqlalchemy.exc import DatabaseError
-
         from vendiscope.core.base.errors import VendiscopeError
         from vendiscope.core.base.jobs import Cancelled
         from vendiscope.core.store import waiting
+        from vendiscope.core.store.records import DatabaseError  # SQLAlchemy's, re-exported
 
         forget = waiting.add_notice(_print_wait)
         try:
@@ -110,16 +109,6 @@ def plugin_params(kind: str, name: str, items: list[str] | None) -> dict[str, An
         raise typer.Exit(2) from None
 
 
-def parse_params(items: list[str] | None) -> dict[str, Any]:
-    """``name=value`` strings guessed as int, float, bool, None or str, without a contribution.
-
-    Prefer :func:`plugin_params`, which uses the types the contribution declares.
-    """
-    from vendiscope.core.plugins.conversion import guess_value
-
-    return {name: guess_value(value) for name, value in split_params(items).items()}
-
-
 TABLE_ROWS = 20
 """Rows a long table shows unless ``--all`` is given (``--json`` always has every row)."""
 
@@ -161,15 +150,3 @@ def count_range(counts: list[int], unit: str = "records") -> str:
     low, high = min(counts), max(counts)
     span = f"{low}" if low == high else f"{low}-{high}"
     return f"{span} {unit if high != 1 else unit.removesuffix('s')} each"
-
-
-def shorten(value: str | None, width: int = 80) -> str:
-    if value is None:
-        return ""
-    flat = " ".join(value.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def exit_if_not_tty_safe() -> None:  # pragma: no cover - guard for odd terminals
-    if sys.stdout.encoding is None:
-        sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]

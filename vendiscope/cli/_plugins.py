@@ -1,4 +1,5 @@
-"""``vendiscope plugin ...``: write a new plugin package, show a contribution's parameters."""
+"""``vendiscope plugins`` lists the plugins; ``vendiscope plugin ...`` writes a new plugin package
+and shows a contribution's parameters."""
 
 from __future__ import annotations
 
@@ -16,6 +17,25 @@ plugin_app = typer.Typer(
 app.add_typer(plugin_app, name="plugin")
 
 KIND_HELP = "metric, selector, embedder, featurizer, view, importer or exporter."
+
+
+@app.command()
+@reports_errors
+def plugins(
+    json: JsonOpt = False,
+    check: Annotated[
+        bool,
+        typer.Option(help="Import every contribution to find the broken ones (slower)."),
+    ] = True,
+) -> None:
+    """List installed plugins, their contributions, and any that failed to load."""
+    from vendiscope.cli import _printing
+    from vendiscope.core.plugins import default_registry
+
+    registry = default_registry()
+    if check:
+        registry.verify()
+    _printing.print_plugins(registry, as_json=json)
 
 
 @plugin_app.command("new")
@@ -53,7 +73,7 @@ def plugin_info(
     """A contribution's plugin, state and parameters (what `--param NAME=VALUE` accepts)."""
     from rich.table import Table
 
-    from vendiscope.cli._views import print_json
+    from vendiscope.cli._printing import print_json
     from vendiscope.core.base.errors import PluginError
     from vendiscope.core.plugins import default_registry
 

@@ -62,8 +62,8 @@ def migrate_project(
     """Copy a project to PostgreSQL (or back to a file), verified by row counts and hashes."""
     from rich.table import Table
 
+    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.cli._views import print_json
     from vendiscope.core.store.transfer import copy_project
 
     report = copy_project(source, target, force=force, progress=RichProgress())

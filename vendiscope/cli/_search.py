@@ -51,7 +51,7 @@ def neighbors(
     json: JsonOpt = False,
 ) -> None:
     """The records most similar to a record, a text, or each of a batch of vectors."""
-    from vendiscope.cli._views import print_json
+    from vendiscope.cli._printing import print_json
     from vendiscope.core.neighbors.search import (
         neighbors_of_records,
         neighbors_of_text,
@@ -135,8 +135,8 @@ def near_dups(
     json: JsonOpt = False,
 ) -> None:
     """Find groups of near-duplicate records (cosine similarity >= threshold)."""
+    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.cli._views import print_json
     from vendiscope.core.neighbors.search import find_near_duplicates, records_at
     from vendiscope.core.store.project import Project
 
@@ -172,11 +172,12 @@ def near_dups(
         return
     console.print(
         f"[bold]{len(report.groups)}[/] groups of near-duplicates (cosine >= {threshold:g}) in "
-        f"{report.n_records} records of [bold]{dataset}[/] ({report.vector_set}): "
+        f"{report.n_records} records of [bold]{dataset}[/]: "
         f"{report.records_in_groups} records in groups, [bold]{report.redundant}[/] redundant "
         f"({report.redundant / max(report.n_records, 1):.1%}); "
         f"index {_index_words(report.index)}; {report.seconds:.1f} s"
     )
+    console.print(f"computed on {report.computed_on}")
     if listed:
         from rich.table import Table
 
@@ -230,8 +231,8 @@ def coverage(
     """How many target records have a training record within a cosine radius."""
     import numpy as np
 
+    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.cli._views import print_json
     from vendiscope.core.neighbors.search import coverage as compute_coverage
     from vendiscope.core.neighbors.search import records_at
     from vendiscope.core.store.project import Project
@@ -272,6 +273,7 @@ def coverage(
         f"{report.n_targets - report.covered} not); nearest-train similarity: "
         + ", ".join(f"{name} {value:.3f}" for name, value in q.items())
     )
+    console.print(f"computed on {report.computed_on}")
     if worst:
         from rich.table import Table
 
@@ -305,7 +307,7 @@ def _batch_neighbors(opened: Any, dataset: str, vector_set: str, queries: Path, 
     """Neighbours of every row of an .npy matrix, printed as JSON (one list per query)."""
     import numpy as np
 
-    from vendiscope.cli._views import print_json
+    from vendiscope.cli._printing import print_json
     from vendiscope.core.base.errors import InputError, Location
     from vendiscope.core.neighbors.search import neighbors_of_vectors
 

@@ -25,7 +25,7 @@ OverwriteOpt = Annotated[bool, typer.Option(help="Replace a subset of that name.
 @reports_errors
 def list_(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False) -> None:
     """The subsets of a dataset with their size and the run that made them."""
-    from vendiscope.cli._views import print_json
+    from vendiscope.cli._printing import print_json
     from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
@@ -50,7 +50,7 @@ def show(
     json: JsonOpt = False,
 ) -> None:
     """A subset's members in rank order, with their marginal gain."""
-    from vendiscope.cli._views import print_json
+    from vendiscope.cli._printing import print_json
     from vendiscope.core.neighbors.search import records_at
     from vendiscope.core.store import subsets
     from vendiscope.core.store.project import Project

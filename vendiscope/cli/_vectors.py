@@ -115,7 +115,7 @@ def list_vectors(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False
     """List the vector sets of a dataset."""
     from rich.table import Table
 
-    from vendiscope.cli._views import print_json
+    from vendiscope.cli._printing import print_json
     from vendiscope.core.store import vectors
     from vendiscope.core.store.project import Project
     from vendiscope.core.vectors.resume import resume_command

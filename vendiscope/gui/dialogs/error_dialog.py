@@ -98,13 +98,3 @@ class ErrorDialog(QDialog):
         """Put the message and the traceback on the clipboard (for a bug report)."""
         text = self.message if not self.details else f"{self.message}\n\n{self.details}"
         QGuiApplication.clipboard().setText(text)
-
-
-def show_error(
-    parent: QWidget | None, title: str, error: BaseException | str, details: str = ""
-) -> ErrorDialog:
-    """Open a non-blocking error dialog and return it."""
-    dialog = ErrorDialog(title, error, details, parent)
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    dialog.open()
-    return dialog

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
@@ -17,16 +17,34 @@ from vendiscope.gui.jobs.manager import Job, JobState
 from vendiscope.gui.widgets.text import ask
 
 if TYPE_CHECKING:
-    from vendiscope.gui.windows.main_window import MainWindow
+    from vendiscope.gui.jobs.manager import JobManager
+    from vendiscope.gui.windows.document import ProjectDocument
+    from vendiscope.gui.windows.settings import AppSettings
 
 PROJECT_FILTER = "Vendiscope projects (*.vscope);;All files (*)"
 SUFFIX = ".vscope"
 
 
+class FileWindow(Protocol):
+    """What the file commands use of their window (the main window is one).
+
+    The window is also the Qt parent of the commands and of their dialogs (a ``QWidget``).
+    Typed by this protocol, this module needs nothing of ``main_window``, which imports it.
+    """
+
+    document: ProjectDocument
+    settings: AppSettings
+    jobs: JobManager
+
+    def current_dataset(self) -> str | None: ...
+
+    def show_story(self, dataset: str) -> None: ...
+
+
 class FileCommands(QObject):
     """Opens and creates projects, and starts imports and exports, for one window."""
 
-    def __init__(self, window: MainWindow, demo_path: Path | None = None) -> None:
+    def __init__(self, window: FileWindow, demo_path: Path | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.demo_path = demo_path

@@ -13,7 +13,7 @@ import sys
 import traceback
 import weakref
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -22,7 +22,21 @@ from vendiscope.core.store.health import StoreFailure, store_failure
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from vendiscope.gui.windows.document import ProjectDocument
+
+class GuardedDocument(Protocol):
+    """What the guard uses of the window's document (a ``ProjectDocument``).
+
+    Typed by this protocol, this module needs nothing of ``document``, which imports it.
+    """
+
+    @property
+    def is_open(self) -> bool: ...
+
+    @property
+    def location(self) -> str | None: ...
+
+    def mark_failed(self, failure: StoreFailure, operation: str) -> None: ...
+
 
 # Where in the GUI a failure surfaced, in the user's words (module name -> operation).
 OPERATIONS = {
@@ -51,7 +65,7 @@ class StoreGuard(QObject):
 
     failed = Signal(str, object)  # the operation, the StoreFailure
 
-    def __init__(self, document: ProjectDocument, window: QWidget) -> None:
+    def __init__(self, document: GuardedDocument, window: QWidget) -> None:
         super().__init__(window)
         self.document = document
         self.window = window

@@ -7,23 +7,66 @@ QAction, so a disabled step is disabled everywhere.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolBar
+from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QToolBar, QWidget
 
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.windows.tabs import VIEW_TYPES
 
 if TYPE_CHECKING:
-    from vendiscope.gui.windows.main_window import MainWindow
+    from vendiscope.gui.jobs.manager import JobManager
+    from vendiscope.gui.jobs.pipeline import PipelineActions
+    from vendiscope.gui.views.plugin_views import PluginViews
+    from vendiscope.gui.windows.document import ProjectDocument
+    from vendiscope.gui.windows.file_commands import FileCommands
+    from vendiscope.gui.windows.settings import AppSettings
 
 StandardKey = QKeySequence.StandardKey
 
 
+class ActionsWindow(Protocol):
+    """What the actions, menus and toolbar use of their window (the main window is one).
+
+    The window is also the Qt parent of the actions (a ``QMainWindow``). Typed by this
+    protocol, this module needs nothing of ``main_window``, which imports it.
+    """
+
+    files: FileCommands
+    document: ProjectDocument
+    jobs: JobManager
+    settings: AppSettings
+    pipeline: PipelineActions
+    plugin_views: PluginViews
+    project_dock: QDockWidget
+    jobs_dock: QDockWidget
+    toolbar: QToolBar
+
+    def menuBar(self) -> QMenuBar: ...
+
+    def close(self) -> bool: ...
+
+    def close_project(self) -> None: ...
+
+    def open_view(self, kind: str, dataset: str | None = None) -> QWidget | None: ...
+
+    def find_records(self) -> None: ...
+
+    def toggle_full_screen(self) -> None: ...
+
+    def reset_layout(self) -> None: ...
+
+    def show_plugins(self) -> None: ...
+
+    def show_about(self) -> None: ...
+
+    def show_about_qt(self) -> None: ...
+
+
 def make_action(
-    parent: MainWindow,
+    parent: QObject,
     text: str,
     slot: Callable[[], object],
     *,
@@ -48,7 +91,7 @@ def make_action(
     return action
 
 
-def _show_user_guide(window: MainWindow) -> None:
+def _show_user_guide(window: QWidget) -> None:
     """The bundled guide in a window of the app (it needs no browser or desktop launcher)."""
     from vendiscope.gui.windows.user_guide import show_user_guide
 
@@ -58,7 +101,7 @@ def _show_user_guide(window: MainWindow) -> None:
 class WindowActions:
     """Every action of the main window, and the menus and toolbar built from them."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: ActionsWindow) -> None:
         w = window
         files = w.files
         self.new = make_action(
@@ -202,7 +245,7 @@ class WindowActions:
         ]
 
     # ------------------------------------------------------------------ menus
-    def build_menus(self, window: MainWindow) -> None:
+    def build_menus(self, window: ActionsWindow) -> None:
         bar = window.menuBar()
         file_menu = bar.addMenu("&File")
         file_menu.addActions([self.new, self.open, self.demo])
@@ -253,7 +296,7 @@ class WindowActions:
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([self.guide, self.about, self.about_qt])
 
-    def _fill_recent(self, window: MainWindow) -> None:
+    def _fill_recent(self, window: ActionsWindow) -> None:
         menu: QMenu = self.recent_menu
         menu.clear()
         recent = window.settings.recent_projects()
@@ -269,7 +312,7 @@ class WindowActions:
         clear.triggered.connect(window.settings.clear_recent_projects)
 
     # ------------------------------------------------------------------ toolbar
-    def build_toolbar(self, window: MainWindow) -> QToolBar:
+    def build_toolbar(self, window: ActionsWindow) -> QToolBar:
         toolbar = QToolBar("Toolbar", window)
         toolbar.setObjectName("mainToolbar")
         toolbar.setIconSize(QSize(20, 20))

@@ -272,9 +272,9 @@ def print_score(
     ci = result.details.get("ci")
     interval = f"  [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
     console.print(
-        f"[bold]{title}{order}[/] of {result.n} records on '{result.vector_set.name}': "
-        f"[bold]{result.value:.2f}[/]{interval}"
+        f"[bold]{title}{order}[/] of {result.n} records: [bold]{result.value:.2f}[/]{interval}"
     )
+    console.print(f"computed on {result.computed_on}")
     if result.metric in METRIC_TITLES:
         share = result.value / max(result.n, 1)
         console.print(

@@ -1,0 +1,176 @@
+"""Commands over a project's datasets: new, import, datasets, show, stats, export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._output import all_option, console, plugin_params, reports_errors
+
+
+@app.command()
+@reports_errors
+def new(project: ProjectArg) -> None:
+    """Create a new, empty project file."""
+    from vendiscope.core.store.project import Project
+
+    with Project.create(project) as opened:
+        console.print(f"created project [bold]{opened.location}[/]")
+
+
+@app.command("import")
+@reports_errors
+def import_(
+    project: ProjectArg,
+    path: Annotated[Path, typer.Argument(help="A data file or folder.")],
+    name: Annotated[str | None, typer.Option(help="Dataset name (default: file name).")] = None,
+    format: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="Importer (see `vendiscope plugins`); default: guess."),
+    ] = None,
+    map_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--map",
+            "-m",
+            help="ROLE=COLUMN, repeatable; roles: prompt response text "
+            "label source id. Overrides the detected mapping.",
+        ),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", help="Importer parameter NAME=VALUE, repeatable."),
+    ] = None,
+    skip_bad: Annotated[
+        bool, typer.Option("--skip-bad", help="Import good rows; write bad ones to a report.")
+    ] = False,
+    bad_report: Annotated[
+        Path | None,
+        typer.Option(help="Where --skip-bad writes bad rows (default: beside the input)."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the detected format and mapping only.")
+    ] = False,
+    create: Annotated[bool, typer.Option(help="Create the project if it does not exist.")] = True,
+) -> None:
+    """Import a dataset (JSONL, JSON, CSV/TSV, Parquet, HF datasets folder, .txt folder)."""
+    from vendiscope.cli import _printing
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.io.importing import import_dataset, preview
+    from vendiscope.core.store.project import Project
+
+    params = {}
+    if param:
+        from vendiscope.core.plugins import default_registry
+
+        importer = format or default_registry().importer_for(path).name
+        params = plugin_params("importer", importer, param)
+    if dry_run:
+        _printing.print_preview(preview(path, format=format, importer_params=params), map_ or [])
+        return
+    with Project.open(project, create=create) as opened:
+        result = import_dataset(
+            opened,
+            path,
+            name=name,
+            format=format,
+            overrides=map_ or None,
+            importer_params=params,
+            skip_bad=skip_bad,
+            bad_report=bad_report,
+            progress=RichProgress(),
+        )
+        _printing.print_import(result)
+
+
+@app.command()
+@reports_errors
+def datasets(project: ProjectArg, json: JsonOpt = False) -> None:
+    """List the datasets of a project."""
+    from vendiscope.cli import _printing
+    from vendiscope.core.store.project import Project
+
+    with Project.open(project) as opened:
+        _printing.print_datasets(opened.datasets(), as_json=json)
+
+
+@app.command()
+@reports_errors
+def show(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    offset: Annotated[int, typer.Option(min=0, help="First position to show.")] = 0,
+    limit: Annotated[int, typer.Option(min=1, help="How many records.")] = 5,
+    raw: Annotated[bool, typer.Option(help="Show the original rows.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Show a few records of a dataset."""
+    from vendiscope.cli import _printing
+    from vendiscope.core.store.project import Project
+
+    with Project.open(project) as opened:
+        opened.dataset(dataset)
+        _printing.print_records(opened.records(dataset, offset, limit), raw=raw, as_json=json)
+
+
+@app.command()
+@reports_errors
+def stats(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    all_: Annotated[bool, all_option("source")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Counts for a dataset: rows, exact duplicates, fields filled, sources, lengths."""
+    from vendiscope.cli import _printing
+    from vendiscope.core.store.project import Project
+
+    with Project.open(project) as opened:
+        _printing.print_stats(opened.stats(dataset), as_json=json, show_all=all_)
+
+
+@app.command()
+@reports_errors
+def export(
+    project: ProjectArg,
+    dataset: DatasetArg,
+    destination: Annotated[Path, typer.Argument(help="Output file or folder.")],
+    subset: Annotated[str | None, typer.Option(help="Export only this subset.")] = None,
+    format: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="jsonl, csv, parquet, hf-disk; default: from suffix."),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", help="Exporter parameter NAME=VALUE, repeatable."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+) -> None:
+    """Export a dataset or subset in its original schema, with a manifest beside it."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.io.exporting import choose_exporter, export_dataset
+    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.store.project import Project
+
+    params = {}
+    if param:
+        exporter = choose_exporter(destination, format, default_registry())
+        params = plugin_params("exporter", exporter, param)
+    with Project.open(project) as opened:
+        result = export_dataset(
+            opened,
+            dataset,
+            destination,
+            subset=subset,
+            format=format,
+            exporter_params=params,
+            force=force,
+            progress=RichProgress(),
+        )
+    console.print(
+        f"exported [bold]{result.rows}[/] rows to {result.destination} ({result.exporter}); "
+        f"manifest: {result.manifest}"
+    )
