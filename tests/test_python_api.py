@@ -1,0 +1,159 @@
+"""The Python API (``import vendiscope as vs``): docs/python.md's walk-through, run for real.
+
+The ```python blocks of docs/python.md are executed in order, in one namespace, in a
+temporary folder — what a user pasting them into a notebook does. Everything is real (the
+import, the bundled MiniLM embedder, the store, scoring, selection, the report) except the
+proxy LM of ``p.gradients``: the bundled SmolLM2-135M takes seconds per record on a CPU, so
+the test hands ``gradients`` a tiny Llama of the same architecture (tests/core/test_gradients)
+when no ``model=`` is given. The rest of the file checks what the walk-through cannot show.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "python.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def python_blocks(text: str) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)
+
+
+@pytest.fixture(scope="module")
+def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.core.test_gradients import tiny_model, tiny_tokenizer
+
+    folder = tmp_path_factory.mktemp("tiny-lm")
+    tokenizer = tiny_tokenizer()
+    tiny_model(len(tokenizer), tie=True).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture
+def small_proxy_lm(monkeypatch: pytest.MonkeyPatch, tiny_lm: Path) -> None:
+    from vendiscope import python_api
+
+    real = python_api.Project.gradients
+
+    def gradients(self: Any, dataset: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("model", str(tiny_lm))
+        return real(self, dataset, **kwargs)
+
+    monkeypatch.setattr(python_api.Project, "gradients", gradients)
+
+
+@pytest.mark.slow
+def test_the_walk_through_of_docs_python_md_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, small_proxy_lm: None
+) -> None:
+    blocks = python_blocks(DOC.read_text(encoding="utf-8"))
+    assert len(blocks) >= 6
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {"__name__": "__walkthrough__"}
+    for number, block in enumerate(blocks, 1):
+        try:
+            exec(compile(block, f"docs/python.md block {number}", "exec"), namespace)
+        except Exception as error:  # pragma: no cover - the message says which block
+            pytest.fail(f"docs/python.md block {number} failed: {error!r}\n{block}")
+    out = capsys.readouterr().out
+
+    assert "40 records; mapping:" in out and "['train']" in out
+    assert "sentence-transformers/prompt+response 40 x 384" in out
+    assert re.search(r"embedding-Vendi \d+\.\d of 40 records", out)
+    assert re.search(r"G-Vendi \d+\.\d: the effective number of distinct examples of 40", out)
+    assert "greedy-vendi-10" in out and "sparse clusters" in out
+    assert "10 rows written" in out and (tmp_path / "diverse.parquet").exists()
+    assert (tmp_path / "audit.html").read_text(encoding="utf-8").lstrip().startswith("<!")
+    assert "stopped; the same call resumes it" in out
+    assert "error: " in out and "no-such-set" in out
+
+    import vendiscope as vs
+
+    with vs.open(tmp_path / "audit.vscope", progress=False) as p:  # what it left behind
+        names = {s.name for s in p.vector_sets("train")}
+        assert {"sentence-transformers/prompt+response", "gradients/fast"} <= names
+        (again,) = [s for s in p.vector_sets("train") if s.name == "embeddings-again"]
+        assert again.status != "complete"  # cancelled before its first chunk
+        assert {"greedy-vendi-10", "near-duplicates@0.9"} <= {s.name for s in p.subsets("train")}
+
+
+def test_readme_shows_the_python_api() -> None:
+    (block,) = [b for b in python_blocks(README.read_text(encoding="utf-8")) if "vs.open" in b]
+    for call in ("import vendiscope as vs", "vs.open(", ".embed(", ".score(", ".select("):
+        assert call in block
+
+
+def test_import_vendiscope_is_cheap() -> None:
+    probe = (
+        "import sys, vendiscope\n"
+        "heavy = [m for m in ('torch', 'sqlalchemy', 'numpy', 'typer', 'rich', 'PySide6',"
+        " 'vendiscope.core', 'vendiscope.python_api', 'tqdm') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+        "vendiscope.CancelToken\n"
+        "print('LOADED', 'vendiscope.core.base.jobs' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert "HEAVY []" in out.stdout and "LOADED True" in out.stdout
+
+
+def test_the_lazy_names_and_their_errors(tmp_path: Path) -> None:
+    import vendiscope as vs
+
+    assert {"open", "create", "Project", "CancelToken", "VendiscopeError"} <= set(dir(vs))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        vs.nope  # noqa: B018
+    with pytest.raises(vs.VendiscopeError):
+        vs.open(tmp_path / "missing.vscope")
+    with pytest.raises(TypeError, match="progress must be"):
+        vs.open(tmp_path / "p.vscope", create=True, progress="yes")  # type: ignore[arg-type]
+    with vs.create(tmp_path / "new.vscope") as p:
+        assert p.datasets() == [] and repr(p).endswith("new.vscope>")
+        with pytest.raises(vs.VendiscopeError, match="no-such"):
+            p.stats("no-such")
+    with pytest.raises(vs.VendiscopeError):
+        vs.create(tmp_path / "new.vscope")  # a project is never replaced
+
+
+def test_progress_reaches_a_given_progress_object_and_ctrl_c_cancels(tmp_path: Path) -> None:
+    import vendiscope as vs
+    from vendiscope.core.base.jobs import RecordingProgress
+
+    source = tmp_path / "rows.jsonl"
+    source.write_text('{"prompt": "a?", "response": "b"}\n{"prompt": "c?", "response": "d"}\n')
+    recording = RecordingProgress()
+    with vs.open(tmp_path / "p.vscope", create=True, progress=recording) as p:
+        assert p.import_file(source, name="rows").rows == 2
+        assert recording.descriptions and recording.finished  # the core reported to it
+
+        seen: list[vs.CancelToken] = []
+
+        def interrupted(store: Any, *args: Any, cancel: Any, **kwargs: Any) -> None:
+            seen.append(cancel)
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            p._run(interrupted, progress=False, cancel=None)
+        assert seen[0].cancelled  # worker threads of the step see the cancel
+
+
+def test_tqdm_bars_follow_the_core_progress_calls(capsys: Any) -> None:
+    from vendiscope.python_api import TqdmProgress
+
+    bar = TqdmProgress(disable=False, file=sys.stderr, mininterval=0)
+    bar.start("Embedding train", total=None, unit="records")
+    bar.update(3, total=10)
+    bar.update(10)
+    bar.start("Second step", total=2)  # closes the first bar
+    bar.update(2)
+    bar.finish()
+    bar.finish()  # twice is harmless
+    err = capsys.readouterr().err
+    assert "Embedding train" in err and "10/10" in err and "Second step" in err

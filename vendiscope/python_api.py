@@ -1,0 +1,527 @@
+"""Vendiscope from Python: the same engine as the CLI, for notebooks and scripts.
+
+::
+
+    import vendiscope as vs
+
+    with vs.open("audit.vscope", create=True) as p:
+        p.import_file("train.jsonl")                    # dataset "train"
+        p.embed("train")                                # sentence embeddings
+        p.gradients("train")                            # proxy-LM gradient features
+        print(p.score("train").value)                   # G-Vendi
+        chosen = p.select("train", k=500)               # subset "greedy-vendi-500"
+        p.export("train", "diverse.jsonl", subset=chosen.subset.name)
+
+Each method is a thin call of the core function the matching ``vendiscope`` command calls,
+and returns that function's result object (a dataclass of the core:
+:class:`~vendiscope.core.metrics.scoring.ScoreResult`,
+:class:`~vendiscope.core.selection.job.SelectionReport`, ...) — what the command prints.
+What a method writes (vector sets, runs, subsets) lands in the project file, exactly as if
+the command had run: the desktop app and the CLI see it.
+
+Progress
+    Long steps show a progress bar (:mod:`tqdm.auto`: a widget in Jupyter when ipywidgets is
+    installed, else text; a text bar on a terminal). ``progress=False`` (per call, or for
+    the project in :func:`open`) or ``VENDISCOPE_PROGRESS=off`` turns them off; any object
+    with the :class:`~vendiscope.core.base.jobs.Progress` methods may be given instead.
+Stopping
+    Ctrl-C (or the notebook's *Interrupt*) stops a step: the :class:`KeyboardInterrupt`
+    propagates after the step's cancel token has been cancelled, and nothing is
+    half-written (embeddings and gradients keep their finished chunks: the same call resumes
+    them). Passing ``cancel=CancelToken()`` lets another thread stop a step with
+    ``token.cancel()``; the step then raises :class:`~vendiscope.core.base.jobs.Cancelled`.
+Errors
+    Bad input, a missing vector set, an unknown dataset... raise a
+    :class:`~vendiscope.core.base.errors.VendiscopeError` (or a subclass) whose message is
+    the CLI's error line. ``ValueError`` or ``TypeError`` name a bad argument.
+
+Guide: ``docs/python.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from vendiscope.core.gaps.jobs import ClusterReport
+    from vendiscope.core.io.exporting import ExportResult
+    from vendiscope.core.io.importing import ImportResult
+    from vendiscope.core.maps.jobs import MapReport
+    from vendiscope.core.metrics.scoring import ScoreResult
+    from vendiscope.core.neighbors.search import NearDuplicateReport
+    from vendiscope.core.report.build import ReportResult
+    from vendiscope.core.selection.job import SelectionReport
+    from vendiscope.core.store.models import DatasetInfo, RecordRow, SubsetInfo
+    from vendiscope.core.store.project import Project as StoreProject
+    from vendiscope.core.vectors.job import VectorJobResult
+
+__all__ = ["Project", "TqdmProgress", "create", "open"]
+
+T = TypeVar("T")
+
+
+class TqdmProgress:
+    """A :class:`~vendiscope.core.base.jobs.Progress` drawn with :mod:`tqdm.auto`.
+
+    One bar per step (a job may run several: reading, then embedding); each is closed when
+    its step finishes, and left on screen with its final count and time. Safe to update
+    from a worker thread.
+    """
+
+    def __init__(self, *, leave: bool = True, **tqdm_kwargs: Any) -> None:
+        self._leave = leave
+        self._kwargs = tqdm_kwargs
+        self._bar: Any = None
+        self._lock = threading.Lock()
+
+    def start(self, description: str, total: float | None = None, unit: str = "it") -> None:
+        from tqdm.auto import tqdm
+
+        self.finish()
+        with self._lock:
+            self._bar = tqdm(
+                total=total,
+                desc=description,
+                unit=unit,
+                unit_scale=unit == "B",
+                leave=self._leave,
+                dynamic_ncols=True,
+                **self._kwargs,
+            )
+
+    def update(self, completed: float, total: float | None = None) -> None:
+        with self._lock:
+            bar = self._bar
+            if bar is None:
+                return
+            if total is not None and total != bar.total:
+                bar.total = total
+                bar.refresh()
+            bar.update(completed - bar.n)
+
+    def finish(self) -> None:
+        with self._lock:
+            bar, self._bar = self._bar, None
+        if bar is not None:
+            bar.close()
+
+
+def _progress_for(choice: bool | Progress | None) -> Progress:
+    if choice is None or choice is True:
+        # VENDISCOPE_PROGRESS=off silences the bars here too, as it does the CLI's
+        off = os.environ.get("VENDISCOPE_PROGRESS", "").strip().lower() == "off"
+        return NullProgress() if off else TqdmProgress()
+    if choice is False:
+        return NullProgress()
+    if all(callable(getattr(choice, name, None)) for name in ("start", "update", "finish")):
+        return choice
+    raise TypeError(f"progress must be True, False or a Progress object, not {choice!r}")
+
+
+class Project:
+    """An open project file (or database URL): the Vendiscope pipeline as methods.
+
+    Get one with :func:`open` or :func:`create`; close it with :meth:`close` or use it as a
+    context manager. :attr:`store` is the core's project object, for what has no method here.
+    """
+
+    def __init__(self, store: StoreProject, *, progress: bool | Progress = True) -> None:
+        self.store = store
+        self.progress = progress
+
+    # ------------------------------------------------------------------ the file
+    @property
+    def location(self) -> str:
+        """The project's file path or database URL."""
+        return str(self.store.location)
+
+    def close(self) -> None:
+        """Close the project's database connection (the object is unusable afterwards)."""
+        self.store.close()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<vendiscope.Project {self.location}>"
+
+    # ------------------------------------------------------------------ running steps
+    def _run(
+        self,
+        function: Callable[..., T],
+        *args: Any,
+        progress: bool | Progress | None,
+        cancel: CancelToken | None,
+        **kwargs: Any,
+    ) -> T:
+        """``function(store, *args, ..., progress=, cancel=)``; Ctrl-C cancels the token."""
+        bar = _progress_for(self.progress if progress is None else progress)
+        token = cancel if cancel is not None else CancelToken()
+        try:
+            return function(self.store, *args, progress=bar, cancel=token, **kwargs)
+        except KeyboardInterrupt:
+            token.cancel()  # worker threads and processes of the step stop too
+            raise
+        finally:
+            bar.finish()
+
+    # ------------------------------------------------------------------ datasets
+    def import_file(
+        self,
+        path: str | Path,
+        name: str | None = None,
+        *,
+        format: str | None = None,
+        mapping: dict[str, str] | Sequence[str] | None = None,
+        params: dict[str, Any] | None = None,
+        skip_bad: bool = False,
+        bad_report: str | Path | None = None,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ImportResult:
+        """Import a data file or folder as a dataset (``vendiscope import``).
+
+        ``name`` defaults to the file name without its suffix; ``format`` to the importer
+        that recognises the file. ``mapping`` overrides the detected field mapping, as
+        ``{"prompt": "instruction", "response": "output"}`` or ``["prompt=instruction"]``
+        (roles: prompt, response, text, label, source, id).
+        """
+        from vendiscope.core.io.importing import import_dataset
+
+        overrides = _assignments(mapping)
+        return self._run(
+            import_dataset, path, name=name, format=format, overrides=overrides,
+            importer_params=params or {}, skip_bad=skip_bad, bad_report=bad_report,
+            progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    def datasets(self) -> list[DatasetInfo]:
+        """The project's datasets (``vendiscope datasets``)."""
+        return self.store.datasets()
+
+    def records(self, dataset: str, offset: int = 0, limit: int = 5) -> list[RecordRow]:
+        """Records ``offset`` to ``offset + limit`` of a dataset (``vendiscope show``)."""
+        self.store.dataset(dataset)
+        return self.store.records(dataset, offset, limit)
+
+    def stats(self, dataset: str) -> dict[str, Any]:
+        """Rows, exact duplicates, fields filled, sources, lengths (``vendiscope stats``)."""
+        return self.store.stats(dataset)
+
+    def subsets(self, dataset: str) -> list[SubsetInfo]:
+        """The dataset's subsets (``vendiscope subsets list``)."""
+        return self.store.subsets(dataset)
+
+    def vector_sets(self, dataset: str) -> list[Any]:
+        """The dataset's vector sets, newest last (``vendiscope vectors``)."""
+        from vendiscope.core.store import vectors
+
+        return vectors.list_sets(self.store, dataset)
+
+    def export(
+        self,
+        dataset: str,
+        destination: str | Path,
+        *,
+        subset: str | None = None,
+        format: str | None = None,
+        params: dict[str, Any] | None = None,
+        force: bool = False,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ExportResult:
+        """Write a dataset or a subset in its original schema, manifest beside it
+        (``vendiscope export``); ``format`` defaults to the destination's suffix."""
+        from vendiscope.core.io.exporting import export_dataset
+
+        return self._run(
+            export_dataset, dataset, destination, subset=subset, format=format,
+            exporter_params=params or {}, force=force, progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ vectors
+    def embed(
+        self,
+        dataset: str,
+        *,
+        model: str | None = None,
+        field: str = "auto",
+        name: str | None = None,
+        embedder: str = "sentence-transformers",
+        device: str | None = None,
+        batch_size: int | None = None,
+        params: dict[str, Any] | None = None,
+        reuse: bool = True,
+        engine: str | None = None,
+        chunk_rows: int | None = None,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> VectorJobResult:
+        """Sentence embeddings of a dataset (``vendiscope embed``); resumes a stopped run.
+
+        ``model`` defaults to the bundled all-MiniLM-L6-v2; ``field`` is auto, prompt,
+        response, prompt+response, text or all; ``params`` are the embedder's others.
+        """
+        from vendiscope.core.vectors.embedding import embed_dataset
+
+        options = _with(params, model=model, device=device, batch_size=batch_size)
+        return self._run(
+            embed_dataset, dataset, embedder=embedder, params=options, field=field, name=name,
+            reuse=reuse, engine=engine, progress=progress, cancel=cancel,
+            **({"chunk_rows": chunk_rows} if chunk_rows else {}),
+        )  # fmt: skip
+
+    def gradients(
+        self,
+        dataset: str,
+        *,
+        mode: str = "fast",
+        model: str | None = None,
+        device: str | None = None,
+        batch_size: int | None = None,
+        name: str | None = None,
+        params: dict[str, Any] | None = None,
+        engine: str | None = None,
+        chunk_rows: int | None = None,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> VectorJobResult:
+        """Projected per-example gradients of a proxy LM, G-Vendi's features
+        (``vendiscope gradients``); resumes a stopped run.
+
+        ``mode`` is fast (LoGra-style) or exact; ``model`` defaults to the bundled
+        SmolLM2-135M-Instruct; ``params`` are the featurizer's others (``max_length``...).
+        """
+        from vendiscope.core.vectors.featurizing import DEFAULT_FEATURIZER, featurize_dataset
+
+        options = _with(params, model=model, device=device, batch_size=batch_size)
+        options["mode"] = mode
+        return self._run(
+            featurize_dataset, dataset, featurizer=DEFAULT_FEATURIZER, params=options,
+            name=name, engine=engine, progress=progress, cancel=cancel,
+            **({"chunk_rows": chunk_rows} if chunk_rows else {}),
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ diversity
+    def score(
+        self,
+        dataset: str,
+        *,
+        metric: str = "gvendi",
+        vectors: str | None = None,
+        q: float = 1.0,
+        bootstrap: int = 0,
+        quality: str | None = None,
+        params: dict[str, Any] | None = None,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ScoreResult:
+        """A dataset's diversity, overall and per source (``vendiscope score``).
+
+        ``metric`` is gvendi (on gradients), vendi (on embeddings) or a metric plugin's
+        name; ``q`` the Vendi order; ``bootstrap`` resamples give a confidence interval.
+        """
+        from vendiscope.core.metrics.scoring import score_dataset
+
+        options = dict(params or {})
+        if metric in ("gvendi", "vendi"):
+            options.setdefault("q", q)
+            if bootstrap:
+                options.setdefault("bootstrap", bootstrap)
+        return self._run(
+            score_dataset, dataset, metric=metric, vector_set=vectors, params=options,
+            quality=quality, progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    def select(
+        self,
+        dataset: str,
+        k: int,
+        *,
+        method: str = "greedy-vendi",
+        vectors: str | None = None,
+        quality: str | None = None,
+        exclude: Sequence[str] = (),
+        dedupe: float | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+        overwrite: bool = False,
+        params: dict[str, Any] | None = None,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> SelectionReport:
+        """Choose the ``k`` most diverse records and save them as a subset, named
+        ``METHOD-K`` unless ``name`` is given (``vendiscope select``).
+
+        ``method``: greedy-vendi, prismatic, k-center, facility-location, dpp, random or a
+        selector plugin's. The report has the diversity-vs-budget ``curve``.
+        """
+        from vendiscope.core.selection.job import select_dataset
+
+        options = dict(params or {})
+        if seed is not None:
+            options["seed"] = seed
+        return self._run(
+            select_dataset, dataset, method=method, k=k, vector_set=vectors, params=options,
+            quality=quality, exclude=_names(exclude), dedupe=dedupe, name=name,
+            overwrite=overwrite, progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    def near_duplicates(
+        self,
+        dataset: str,
+        *,
+        vectors: str | None = None,
+        threshold: float = 0.95,
+        k: int = 20,
+        save: bool = True,
+        overwrite: bool = False,
+        index: str = "auto",
+        device: str = "auto",
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> NearDuplicateReport:
+        """Groups of records with cosine similarity >= ``threshold`` (``vendiscope
+        near-dups``); with ``save``, the redundant ones become the subset
+        ``near-duplicates@THRESHOLD``."""
+        from vendiscope.core.neighbors.search import find_near_duplicates
+
+        return self._run(
+            find_near_duplicates, dataset, vectors, threshold=threshold, k=k, save=save,
+            overwrite=overwrite, index=index, device=device, progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    def clusters(
+        self,
+        dataset: str,
+        *,
+        vectors: str | None = None,
+        n_clusters: int | None = None,
+        seed: int = 0,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ClusterReport:
+        """Spherical k-means on the gradients and the sparse, under-represented clusters
+        (``vendiscope clusters``); ``n_clusters`` defaults to records / 10."""
+        from vendiscope.core.gaps.jobs import cluster_dataset
+
+        return self._run(
+            cluster_dataset, dataset, vector_set=vectors, n_clusters=n_clusters, seed=seed,
+            progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    def map(
+        self,
+        dataset: str,
+        *,
+        vectors: str | None = None,
+        method: str = "umap",
+        n_neighbors: int = 15,
+        min_dist: float = 0.1,
+        seed: int = 0,
+        fit_sample: int = 50_000,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> MapReport:
+        """A 2-D map of the dataset (UMAP on FAISS neighbours, or ``method="pca"``), stored
+        as a vector set (``vendiscope map``)."""
+        from vendiscope.core.maps.jobs import map_dataset
+
+        return self._run(
+            map_dataset, dataset, vector_set=vectors, method=method, n_neighbors=n_neighbors,
+            min_dist=min_dist, seed=seed, fit_sample=fit_sample, progress=progress,
+            cancel=cancel,
+        )  # fmt: skip
+
+    def report(
+        self,
+        dataset: str,
+        destination: str | Path,
+        *,
+        format: str | None = None,
+        target: str | None = None,
+        radius: float = 0.8,
+        target_vectors: str | None = None,
+        vectors: str | None = None,
+        compute: bool = False,
+        contributions: bool = True,
+        images: str = "png",
+        max_points: int = 200_000,
+        force: bool = False,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ReportResult:
+        """A self-contained diversity audit of the dataset: one HTML file, or JSON
+        (``vendiscope report``). ``compute=True`` first runs the missing cheap steps from
+        the existing vectors; ``target`` adds its coverage by the dataset."""
+        from vendiscope.core.report.build import COMPUTE_STEPS, write_report
+
+        return self._run(
+            write_report, dataset, destination, format=format, force=force, target=target,
+            radius=radius, target_vector_set=target_vectors, vector_set=vectors,
+            compute=COMPUTE_STEPS if compute else (), images=images, max_points=max_points,
+            contributions=contributions, progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+
+def open(  # vs.open(...), like the built-in open(), opens a file
+    location: str | Path, *, create: bool = False, progress: bool | Progress = True
+) -> Project:
+    """Open the project at ``location`` (a ``*.vscope`` file or a database URL).
+
+    ``create=True`` creates the file when it does not exist. ``progress`` is the default
+    of every method's ``progress`` (True: tqdm bars; False: none; or a Progress object).
+    Raises :class:`~vendiscope.core.base.errors.ProjectError` for a missing or unreadable
+    project.
+    """
+    from vendiscope.core.store.project import Project as StoreProject
+
+    _progress_for(progress)  # a bad value fails here, not at the first step
+    return Project(StoreProject.open(location, create=create), progress=progress)
+
+
+def create(location: str | Path, *, progress: bool | Progress = True) -> Project:
+    """Create a new, empty project file at ``location`` (``vendiscope new``); it must not
+    exist yet."""
+    from vendiscope.core.store.project import Project as StoreProject
+
+    _progress_for(progress)
+    return Project(StoreProject.create(location), progress=progress)
+
+
+def _with(params: dict[str, Any] | None, **named: Any) -> dict[str, Any]:
+    """``params`` plus the named options that were given (None: the plugin's default)."""
+    options = dict(params or {})
+    options.update({key: value for key, value in named.items() if value is not None})
+    return options
+
+
+def _assignments(mapping: dict[str, str] | Sequence[str] | None) -> list[str] | None:
+    """A field mapping as the CLI's ``ROLE=COLUMN`` strings."""
+    if mapping is None:
+        return None
+    if isinstance(mapping, dict):
+        return [f"{role}={column}" for role, column in mapping.items()]
+    if isinstance(mapping, str):
+        raise TypeError("mapping must be a dict or a list of 'ROLE=COLUMN' strings, not a str")
+    return list(mapping)
+
+
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
