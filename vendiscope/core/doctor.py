@@ -3,39 +3,16 @@
 from __future__ import annotations
 
 import platform
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from vendiscope import __version__
+from vendiscope.core.base.versions import declared_packages, installed_version
 from vendiscope.core.weights import bundled as bundled_models
-
-PACKAGES = (
-    "sqlalchemy",
-    "alembic",
-    "numpy",
-    "pyarrow",
-    "datasets",
-    "torch",
-    "transformers",
-    "sentence-transformers",
-    "faiss-cpu",
-    "faiss-gpu-cu12",
-    "umap-learn",
-    "scikit-learn",
-    "PySide6-Essentials",
-    "typer",
-    "rich",
-)
 
 
 def package_versions() -> dict[str, str | None]:
-    found: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = None
-    return found
+    """The installed version of every declared dependency (None: not installed)."""
+    return {name: installed_version(name) for name in declared_packages()}
 
 
 def accelerator() -> dict[str, Any]:

@@ -82,3 +82,12 @@ def printable_name(text: str) -> str:
     """``text`` (e.g. a file name) turned into a valid name: unsafe characters become '_'."""
     safe = _UNSAFE.sub("_", text).replace("\n", "_").replace("\t", "_").lstrip(" /")
     return safe[:MAX_NAME] or "dataset"
+
+
+def shorten(text: str | None, width: int = 80) -> str:
+    """``text`` on one line (runs of whitespace made one space), cut to ``width`` characters
+    with an ellipsis; ``""`` for ``None`` or empty text."""
+    if not text:
+        return ""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vendiscope.core.base.jobs import CancelToken, NullProgress
-from vendiscope.core.vectors.engines import (
+from vendiscope.core.vectors.engines.base import (
     ChunkWorker,
     Engine,
     EngineError,
