@@ -361,7 +361,7 @@ def test_view_data_loads_the_generic_keys_only_when_read(project: Project) -> No
     data = viewdata.ViewData(project, "pool")
     assert {"project", "dataset", "vectors", "scores", "labels", "positions", "title"} <= set(data)
     assert dict.__getitem__(data, "vectors") is viewdata.ViewData._LAZY  # not loaded yet
-    assert data["vectors"].shape == (N_ROWS, 32)  # the latest embedding set
+    assert data["vectors"].shape == (N_ROWS, 16)  # the set every job uses: gradients first
     assert data.get("positions").tolist() == list(range(N_ROWS))
     assert data["labels"] == viewdata.record_sources(project, "pool")
     chart = ScoreHistogram().build(data)

@@ -19,7 +19,6 @@ from vendiscope.core.views.missing import NotComputed, command
 if TYPE_CHECKING:
     from vendiscope.core.store.project import Project
 
-FEATURES_FIRST = ("embedding",)
 """The kinds a view's generic ``vectors`` prefer before the others of
 :data:`~vendiscope.core.vectors.resolve.PREFERENCE` (API 1.0: the latest embedding set)."""
 
@@ -40,16 +39,14 @@ def record_texts(
 
 def feature_set(project: Project, dataset: str, name: str | None = None) -> VectorSetInfo | None:
     """The feature vectors a view reads as ``vectors``: the complete set ``name``, else the
-    latest embedding set, else the best of the other kinds (:func:`resolve`); None when the
-    dataset has none."""
+    one every job uses (:func:`resolve`: gradients, then embeddings, then other features);
+    None when the dataset has none."""
     if name is not None:
         return resolve(project, dataset, name, PREFERENCE)
-    for kinds in (FEATURES_FIRST, PREFERENCE):
-        try:
-            return resolve(project, dataset, None, kinds)
-        except ProjectError:
-            continue
-    return None
+    try:
+        return resolve(project, dataset, None, PREFERENCE)
+    except ProjectError:
+        return None
 
 
 def score_set(project: Project, dataset: str, name: str | None = None) -> VectorSetInfo:
