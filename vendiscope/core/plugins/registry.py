@@ -22,6 +22,10 @@ An exception from the plugin then reaches the user as a
 (``ValueError``, the documented way to reject bad input, keeps its message and is not counted
 as a plugin failure; ``Cancelled`` and Vendiscope's own errors pass through unchanged).
 Streams (an importer's rows) are wrapped with :meth:`PluginRegistry.guard_iter`.
+
+Finding plugins and registering their manifests is :mod:`~vendiscope.core.plugins.discovery`
+(the base class); what is recorded (failures, states) is :mod:`~vendiscope.core.plugins.records`.
+Both are re-exported here.
 """
 
 from __future__ import annotations
@@ -31,21 +35,22 @@ import inspect
 import traceback
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vendiscope.core.base.errors import PluginError, PluginRuntimeError, VendiscopeError
 from vendiscope.core.base.jobs import Cancelled
-from vendiscope.core.plugins import interfaces, probe, userdir
-from vendiscope.core.plugins.manifest import (
-    API_VERSION,
-    ENTRY_POINT_GROUP,
-    KINDS,
-    Contribution,
-    PluginManifest,
-    api_compatible,
+from vendiscope.core.plugins import interfaces
+from vendiscope.core.plugins.discovery import PluginDiscovery
+from vendiscope.core.plugins.manifest import KINDS, Contribution
+from vendiscope.core.plugins.records import (
+    AVAILABLE,
+    LOAD_FAILED,
+    LOADED,
+    RUN_FAILED,
+    ContributionStatus,
+    PluginFailure,
+    PluginInfo,
 )
 from vendiscope.core.plugins.runtime import result_problem
 from vendiscope.core.plugins.signatures import signature_problems
@@ -67,202 +72,13 @@ BASE_CLASSES: dict[str, type] = {
 }
 
 
-# The states of a contribution (ContributionStatus.state)
-AVAILABLE = "available"  # declared, not imported yet
-LOADED = "loaded"  # imported, and its class fits its interface
-LOAD_FAILED = "load-failed"  # cannot be used: import error, wrong class or signature
-RUN_FAILED = "run-failed"  # loaded, but raised or returned something malformed in a job
-
-
-@dataclass(frozen=True)
-class PluginFailure:
-    """A plugin or contribution that could not be used, and why.
-
-    ``stage`` is ``"discover"`` (the plugin itself: manifest, API version, name clash),
-    ``"load"`` (importing a contribution, its class or signature) or ``"run"`` (a job
-    calling it).
-    """
-
-    plugin: str
-    message: str
-    contribution: str | None = None
-    details: str = ""
-    kind: str | None = None
-    stage: str = "discover"
-
-
-@dataclass(frozen=True)
-class PluginInfo:
-    """A plugin that was registered. ``source`` is ``"entry-point"`` or ``"file"``."""
-
-    name: str
-    version: str
-    api_version: str
-    origin: str
-    contributions: tuple[Contribution, ...]
-    source: str = "entry-point"
-
-
-@dataclass(frozen=True)
-class ContributionStatus:
-    """A contribution, its state (available, loaded, load-failed, run-failed) and failures."""
-
-    contribution: Contribution
-    state: str
-    failures: tuple[PluginFailure, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.state in (AVAILABLE, LOADED)
-
-    def to_dict(self) -> dict[str, Any]:
-        c = self.contribution
-        return {
-            "kind": c.kind,
-            "name": c.name,
-            "title": c.title,
-            "plugin": c.plugin,
-            "target": c.target,
-            "state": self.state,
-            "failures": [f.message for f in self.failures],
-        }
-
-
-class PluginRegistry:
+class PluginRegistry(PluginDiscovery):
     """All known contributions, by kind and name."""
 
     def __init__(self) -> None:
-        self.plugins: list[PluginInfo] = []
-        self.failures: list[PluginFailure] = []
-        self._by_kind: dict[str, dict[str, Contribution]] = {kind: {} for kind in KINDS}
+        super().__init__()
         self._loaded: dict[tuple[str, str], type] = {}
         self._broken: dict[tuple[str, str], str] = {}
-
-    # ------------------------------------------------------------------ discovery
-    @classmethod
-    def discover(
-        cls, group: str = ENTRY_POINT_GROUP, *, plugin_dir: Path | str | None = "user"
-    ) -> PluginRegistry:
-        """Every plugin installed under the entry-point ``group``, then the plugin files.
-
-        ``plugin_dir`` is the folder of file plugins: by default the user's
-        (:func:`~vendiscope.core.plugins.userdir.user_plugin_dir`); ``None`` for none.
-        """
-        registry = cls()
-        registry.add_entry_points(entry_points(group=group))
-        folder = userdir.user_plugin_dir() if plugin_dir == "user" else plugin_dir
-        if folder is not None:
-            registry.add_plugin_dir(Path(folder))
-        return registry
-
-    def add_entry_points(self, points: Iterable[EntryPoint]) -> None:
-        # Built-ins first, so a third-party plugin cannot shadow them by accident.
-        ordered = sorted(points, key=lambda ep: (not ep.value.startswith("vendiscope."), ep.name))
-        for point in ordered:
-            origin = f"entry point '{point.name}' ({point.value})"
-            if not point.value.startswith("vendiscope."):  # third-party code: probe it first
-                dist = getattr(point, "dist", None)
-                version = getattr(dist, "version", "") or ""
-                refused = probe.probe_entry_point(point.name, point.value, point.group, version)
-                if refused is not None:
-                    self._fail(point.name, f"plugin {origin} {refused}; not loaded")
-                    continue
-            try:
-                manifest = point.load()
-            except Exception as exc:
-                self._fail(point.name, f"failed to import: {exc!r}", details=traceback.format_exc())
-                continue
-            self.add_manifest(manifest, origin=origin, fallback_name=point.name)
-
-    def add_plugin_dir(self, folder: Path) -> None:
-        """Register the plugin files of ``folder`` (see :mod:`~vendiscope.core.plugins.userdir`).
-
-        Each file is imported — its code runs — and must define a ``manifest``.
-        """
-        files = userdir.plugin_files(folder)
-        if not files:
-            return
-        refused = userdir.unsafe(folder)
-        if refused is not None:
-            self._fail("plugin folder", f"plugin files not loaded: {refused}")
-            return
-        userdir.mount(folder)
-        for path in files:
-            refused = userdir.unsafe(path)
-            if refused is not None:
-                self._fail(f"file {path.name}", f"plugin file not loaded: {refused}")
-                continue
-            refused = probe.probe_file(folder, path)
-            if refused is not None:
-                self._fail(f"file {path.name}", f"plugin file {path} {refused}; not loaded")
-                continue
-            try:
-                manifest = userdir.load_manifest(path)
-            except Exception as exc:
-                self._fail(
-                    f"file {path.name}",
-                    f"plugin file {path} failed to import: {exc!r}",
-                    details=traceback.format_exc(),
-                )
-                continue
-            self.add_manifest(
-                manifest, origin=f"file {path}", fallback_name=f"file {path.name}", source="file"
-            )
-
-    @property
-    def file_plugins(self) -> list[PluginInfo]:
-        """The plugins loaded from ``.py`` files (their code ran when they were discovered)."""
-        return [p for p in self.plugins if p.source == "file"]
-
-    def add_manifest(
-        self,
-        manifest: object,
-        *,
-        origin: str = "",
-        fallback_name: str = "?",
-        source: str = "entry-point",
-    ) -> None:
-        """Register a manifest's contributions; record (not raise) anything wrong with it."""
-        if not isinstance(manifest, PluginManifest):
-            self._fail(fallback_name, f"{origin} is not a vendiscope PluginManifest")
-            return
-        if not api_compatible(manifest.api_version):
-            self._fail(
-                manifest.name,
-                f"needs plugin API {manifest.api_version}; this Vendiscope provides "
-                f"{API_VERSION} (upgrade Vendiscope or use a matching plugin version)",
-            )
-            return
-        accepted = []
-        for contribution in manifest.contributions:
-            existing = self._by_kind[contribution.kind].get(contribution.name)
-            if existing is not None:
-                self._fail(
-                    manifest.name,
-                    f"{contribution.kind} '{contribution.name}' is already provided by "
-                    f"'{existing.plugin}'; this one is ignored",
-                    contribution=contribution.name,
-                    kind=contribution.kind,
-                )
-                continue
-            owned = replace(contribution, plugin=manifest.name)
-            self._by_kind[owned.kind][owned.name] = owned
-            accepted.append(owned)
-        self.plugins.append(
-            PluginInfo(
-                manifest.name,
-                manifest.version,
-                manifest.api_version,
-                origin,
-                tuple(accepted),
-                source=source,
-            )
-        )
-
-    def _fail(self, plugin: str, message: str, **kwargs: Any) -> PluginFailure:
-        failure = PluginFailure(plugin, message, **kwargs)
-        self.failures.append(failure)
-        return failure
 
     # ------------------------------------------------------------------ lookup
     def contributions(self, kind: str) -> list[Contribution]:
@@ -527,3 +343,17 @@ def default_registry(refresh: bool = False) -> PluginRegistry:
         _DEFAULT = PluginRegistry.discover()
         runs.set_plugin_namer(lambda kind, name: _DEFAULT.get(kind, name).plugin)
     return _DEFAULT
+
+
+__all__ = [
+    "AVAILABLE",
+    "BASE_CLASSES",
+    "LOADED",
+    "LOAD_FAILED",
+    "RUN_FAILED",
+    "ContributionStatus",
+    "PluginFailure",
+    "PluginInfo",
+    "PluginRegistry",
+    "default_registry",
+]
