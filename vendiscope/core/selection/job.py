@@ -6,6 +6,9 @@ near-duplicates, then records a run with the objective, its diversity-vs-budget 
 (Vendi of each prefix on the gradient and embedding sets, and the same for a random order
 as the baseline) and saves the chosen records as a subset with rank and marginal gain.
 Every check of the user's input happens before any work starts.
+
+The checks live in :mod:`.job_checks` and the curves in :mod:`.job_curves`; their names stay
+importable from here.
 """
 
 from __future__ import annotations
@@ -13,28 +16,38 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.metrics import curves
-from vendiscope.core.metrics.quality import quality_weights
-from vendiscope.core.metrics.streaming import ENV_BUDGET, memory_budget, needs_streaming, set_bytes
-from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
+from vendiscope.core.metrics.streaming import needs_streaming
+from vendiscope.core.plugins.interfaces import VectorSource
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
-from vendiscope.core.store import subsets, vectors
+from vendiscope.core.selection.job_checks import (
+    _candidates,  # noqa: F401 - re-exported
+    _check_budget,
+    _check_streamable,
+    _load_checked,
+    _near_duplicates,  # noqa: F401 - re-exported
+    _Plan,
+    _plan,
+    _source_checked,
+    _subset_name,  # noqa: F401 - re-exported
+    _without_near_duplicates,
+)
+from vendiscope.core.selection.job_curves import (
+    CURVE_KINDS,
+    _curves,
+    _latest,  # noqa: F401 - re-exported
+    _rounded,  # noqa: F401 - re-exported
+)
+from vendiscope.core.store import subsets
 from vendiscope.core.store.models import SubsetInfo
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
 from vendiscope.core.vectors import resolve
 
-if TYPE_CHECKING:
-    import numpy as np
-
 RUN_KIND = "selection"
-CURVE_KINDS = ("gradient", "embedding")
-"""Besides the selection's own vector set, curves are drawn on the best set of each kind."""
 
 
 @dataclass(frozen=True)
@@ -79,26 +92,9 @@ class SelectionReport:
         }
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """Everything checked before work starts."""
-
-    target: VectorSetInfo
-    candidates: np.ndarray
-    excluded: int
-    quality: np.ndarray | None
-    """One weight per record of the dataset (not per candidate), or None."""
-    name: str
-
-
 def resolve_selection_set(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
     """The named complete feature set, or the preferred one (:mod:`.vectors.resolve`)."""
     return resolve.resolve(project, dataset, name, CURVE_KINDS, named=resolve.PREFERENCE)
-
-
-def _latest(project: Project, dataset: str, kind: str) -> VectorSetInfo | None:
-    found = resolve.feature_sets(project, dataset, (kind,))
-    return found[0] if found else None
 
 
 def select_dataset(
@@ -206,120 +202,6 @@ def select_dataset(
     return report
 
 
-def _check_budget(k: object) -> None:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ProjectError(f"k must be a whole number of records; got {k!r}")
-    if k < 1:
-        raise ProjectError(f"k must be at least 1; got {k}")
-
-
-def _plan(
-    project: Project,
-    dataset: str,
-    method: str,
-    k: int,
-    target: VectorSetInfo,
-    quality: str | None,
-    exclude: Sequence[str],
-    dedupe: float | None,
-    name: str | None,
-    overwrite: bool,
-) -> _Plan:
-    import numpy as np
-
-    info = project.dataset(dataset)
-    if k > info.row_count:
-        raise ProjectError(f"k = {k} is larger than dataset '{dataset}' ({info.row_count} records)")
-    if dedupe is not None and not 0.0 < dedupe <= 1.0:
-        raise ProjectError(f"dedupe must be a cosine similarity in (0, 1]; got {dedupe}")
-    subset_name = _subset_name(project, dataset, method, k, name, overwrite)
-    excluded = np.zeros(info.row_count, dtype=bool)
-    for subset in exclude:
-        excluded[subsets.members(project, dataset, subset).positions] = True
-    weights = quality_weights(project, dataset, quality) if quality is not None else None
-    return _candidates(target, excluded, weights, k, subset_name)
-
-
-def _candidates(
-    target: VectorSetInfo, excluded: np.ndarray, weights: np.ndarray | None, k: int, name: str
-) -> _Plan:
-    import numpy as np
-
-    candidates = np.flatnonzero(~excluded)
-    if k > len(candidates):
-        raise ProjectError(
-            f"k = {k} is larger than the {len(candidates)} candidates left after leaving "
-            f"out {int(excluded.sum())} excluded records"
-        )
-    if weights is not None and not (weights[candidates] > 0).any():
-        raise ProjectError("quality: every candidate has weight 0")
-    return _Plan(target, candidates, int(excluded.sum()), weights, name)
-
-
-def _without_near_duplicates(
-    project: Project,
-    dataset: str,
-    plan: _Plan,
-    k: int,
-    threshold: float,
-    progress: Progress,
-    cancel: CancelToken,
-) -> _Plan:
-    import numpy as np
-
-    excluded = np.ones(plan.target.n_rows, dtype=bool)
-    excluded[plan.candidates] = False
-    excluded[_near_duplicates(project, dataset, plan.target, threshold, progress, cancel)] = True
-    return _candidates(plan.target, excluded, plan.quality, k, plan.name)
-
-
-def _subset_name(
-    project: Project, dataset: str, method: str, k: int, name: str | None, overwrite: bool
-) -> str:
-    if name is not None:
-        subsets.check_name(name)
-        if not overwrite:
-            subsets.refuse_existing(project, dataset, name)
-        return name
-    taken = {s.name for s in project.subsets(dataset)}
-    base = f"{method}-{k}"
-    candidate, number = base, 2
-    while candidate in taken:
-        candidate, number = f"{base}-{number}", number + 1
-    return candidate
-
-
-def _near_duplicates(
-    project: Project,
-    dataset: str,
-    target: VectorSetInfo,
-    threshold: float,
-    progress: Progress,
-    cancel: CancelToken,
-) -> list[int]:
-    from vendiscope.core.neighbors.search import find_near_duplicates
-
-    report = find_near_duplicates(
-        project, dataset, target.name, threshold=threshold, save=False,
-        progress=progress, cancel=cancel,
-    )  # fmt: skip
-    return [p for group in report.groups for p in group.redundant]
-
-
-def _load_checked(project: Project, dataset: str, target: VectorSetInfo) -> np.ndarray:
-    import numpy as np
-
-    matrix = vectors.load(project, dataset, target.name)
-    finite = np.isfinite(matrix).all(axis=1)
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0])
-        raise ProjectError(
-            f"vector set '{target.name}' of dataset '{dataset}': row {row} (record {row}) "
-            f"holds NaN or infinite values ({int((~finite).sum())} such rows); recompute it"
-        )
-    return matrix
-
-
 def _run_selector(
     registry: PluginRegistry,
     selector: Any,
@@ -353,114 +235,12 @@ def _run_selector(
     return chosen
 
 
-def _check_streamable(
-    registry: PluginRegistry,
-    selector: Any,
-    method: str,
-    target: VectorSetInfo,
-    exclude: Sequence[str],
-    dedupe: float | None,
-) -> None:
-    """Refuse, before any work, what a set larger than memory cannot do."""
-    size, budget = set_bytes(target) / 2**30, memory_budget() / 2**30
-    where = (
-        f"vector set '{target.name}' ({size:.2f} GiB) is larger than the memory budget "
-        f"({budget:.2f} GiB, {ENV_BUDGET})"
-    )
-    if not isinstance(selector, StreamingSelector):
-        able = [
-            c.name
-            for c in registry.contributions("selector")
-            if issubclass(registry.load("selector", c.name), StreamingSelector)
-        ]
-        raise ProjectError(
-            f"{where}, and selector '{method}' needs it in memory; selectors that read it "
-            f"chunk by chunk: {', '.join(able) or 'none'}"
-        )
-    if exclude or dedupe is not None:
-        raise ProjectError(f"{where}: --exclude and --dedupe need it in memory")
-
-
-def _source_checked(project: Project, dataset: str, target: VectorSetInfo) -> VectorSource:
-    """The set as a chunk source, after one pass that refuses NaN or infinite rows."""
-    import numpy as np
-
-    for start, chunk in vectors.iter_chunks(project, dataset, target.name):
-        finite = np.isfinite(chunk).all(axis=1)
-        if not finite.all():
-            row = start + int(np.argmin(finite))
-            raise ProjectError(
-                f"vector set '{target.name}' of dataset '{dataset}': row {row} (record {row}) "
-                "holds NaN or infinite values; recompute it"
-            )
-    return VectorSource(
-        n=target.n_rows,
-        dim=target.dim,
-        dtype=target.dtype,
-        chunks=lambda: vectors.iter_chunks(project, dataset, target.name),
-        rows=lambda positions: vectors.read_rows(project, target, list(positions)),
-    )
-
-
 def _gains(chosen: Any, k: int) -> list[float]:
     import numpy as np
 
     if chosen.gains is None:
         return [float("nan")] * k
     return [float(g) for g in np.asarray(chosen.gains, dtype=np.float64)]
-
-
-def _curves(
-    project: Project,
-    dataset: str,
-    plan: _Plan,
-    positions: np.ndarray,
-    chosen: Any,
-    seed: Any,
-    progress: Progress,
-    cancel: CancelToken,
-) -> dict[str, Any]:
-    """Vendi of each prefix on the selection set and the latest gradient/embedding sets."""
-    import numpy as np
-
-    k = len(positions)
-    budgets = curves.budget_points(k)
-    baseline_seed = seed if isinstance(seed, int) else 0
-    baseline = plan.candidates[curves.random_order(len(plan.candidates), k, baseline_seed)]
-    sets = [plan.target] + [
-        s
-        for s in (_latest(project, dataset, kind) for kind in CURVE_KINDS)
-        if s is not None and s.id != plan.target.id
-    ]
-    progress.start("diversity-vs-budget curves", total=len(sets), unit="vector sets")
-    chosen_curves: dict[str, list[float]] = {}
-    random_curves: dict[str, list[float]] = {}
-    both = np.concatenate([positions, baseline])
-    for done, info in enumerate(sets, 1):
-        cancel.raise_if_cancelled()
-        rows = vectors.read_rows(project, info, both.tolist())
-        order = np.arange(k)
-        chosen_curves[info.name] = _rounded(curves.prefix_vendi(rows, order, budgets))
-        random_curves[info.name] = _rounded(curves.prefix_vendi(rows, order + k, budgets))
-        progress.update(done)
-    progress.finish()
-    trace = chosen.details.get("objective_trace")
-    objective = (
-        _rounded([float(trace[b - 1]) for b in budgets]) if trace is not None and len(trace) == k
-        else None
-    )  # fmt: skip
-    return {
-        "budgets": budgets,
-        "objective": objective,
-        "objective_name": chosen.details.get("objective_name"),
-        "vendi": chosen_curves,
-        "random": random_curves,
-        "kinds": {info.name: info.kind for info in sets},
-    }
-
-
-def _rounded(values: Sequence[float]) -> list[float]:
-    return [round(float(v), 6) for v in values]
 
 
 def _jsonable_details(details: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,201 @@
+"""What the selection job checks before any work starts, and the plan it then carries out.
+
+The budget, the subset name, exclusions and near-duplicates (the candidates left), quality
+weights, finite vectors, and whether a set larger than memory can be streamed: every check
+of the user's input is made here, by :func:`vendiscope.core.selection.job.select_dataset`,
+before it records a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.jobs import CancelToken, Progress
+from vendiscope.core.metrics.quality import quality_weights
+from vendiscope.core.metrics.streaming import ENV_BUDGET, memory_budget, set_bytes
+from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
+from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.store import subsets, vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.vectors import VectorSetInfo
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Everything checked before work starts."""
+
+    target: VectorSetInfo
+    candidates: np.ndarray
+    excluded: int
+    quality: np.ndarray | None
+    """One weight per record of the dataset (not per candidate), or None."""
+    name: str
+
+
+def _check_budget(k: object) -> None:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ProjectError(f"k must be a whole number of records; got {k!r}")
+    if k < 1:
+        raise ProjectError(f"k must be at least 1; got {k}")
+
+
+def _plan(
+    project: Project,
+    dataset: str,
+    method: str,
+    k: int,
+    target: VectorSetInfo,
+    quality: str | None,
+    exclude: Sequence[str],
+    dedupe: float | None,
+    name: str | None,
+    overwrite: bool,
+) -> _Plan:
+    import numpy as np
+
+    info = project.dataset(dataset)
+    if k > info.row_count:
+        raise ProjectError(f"k = {k} is larger than dataset '{dataset}' ({info.row_count} records)")
+    if dedupe is not None and not 0.0 < dedupe <= 1.0:
+        raise ProjectError(f"dedupe must be a cosine similarity in (0, 1]; got {dedupe}")
+    subset_name = _subset_name(project, dataset, method, k, name, overwrite)
+    excluded = np.zeros(info.row_count, dtype=bool)
+    for subset in exclude:
+        excluded[subsets.members(project, dataset, subset).positions] = True
+    weights = quality_weights(project, dataset, quality) if quality is not None else None
+    return _candidates(target, excluded, weights, k, subset_name)
+
+
+def _candidates(
+    target: VectorSetInfo, excluded: np.ndarray, weights: np.ndarray | None, k: int, name: str
+) -> _Plan:
+    import numpy as np
+
+    candidates = np.flatnonzero(~excluded)
+    if k > len(candidates):
+        raise ProjectError(
+            f"k = {k} is larger than the {len(candidates)} candidates left after leaving "
+            f"out {int(excluded.sum())} excluded records"
+        )
+    if weights is not None and not (weights[candidates] > 0).any():
+        raise ProjectError("quality: every candidate has weight 0")
+    return _Plan(target, candidates, int(excluded.sum()), weights, name)
+
+
+def _without_near_duplicates(
+    project: Project,
+    dataset: str,
+    plan: _Plan,
+    k: int,
+    threshold: float,
+    progress: Progress,
+    cancel: CancelToken,
+) -> _Plan:
+    import numpy as np
+
+    excluded = np.ones(plan.target.n_rows, dtype=bool)
+    excluded[plan.candidates] = False
+    excluded[_near_duplicates(project, dataset, plan.target, threshold, progress, cancel)] = True
+    return _candidates(plan.target, excluded, plan.quality, k, plan.name)
+
+
+def _subset_name(
+    project: Project, dataset: str, method: str, k: int, name: str | None, overwrite: bool
+) -> str:
+    if name is not None:
+        subsets.check_name(name)
+        if not overwrite:
+            subsets.refuse_existing(project, dataset, name)
+        return name
+    taken = {s.name for s in project.subsets(dataset)}
+    base = f"{method}-{k}"
+    candidate, number = base, 2
+    while candidate in taken:
+        candidate, number = f"{base}-{number}", number + 1
+    return candidate
+
+
+def _near_duplicates(
+    project: Project,
+    dataset: str,
+    target: VectorSetInfo,
+    threshold: float,
+    progress: Progress,
+    cancel: CancelToken,
+) -> list[int]:
+    from vendiscope.core.neighbors.search import find_near_duplicates
+
+    report = find_near_duplicates(
+        project, dataset, target.name, threshold=threshold, save=False,
+        progress=progress, cancel=cancel,
+    )  # fmt: skip
+    return [p for group in report.groups for p in group.redundant]
+
+
+def _load_checked(project: Project, dataset: str, target: VectorSetInfo) -> np.ndarray:
+    import numpy as np
+
+    matrix = vectors.load(project, dataset, target.name)
+    finite = np.isfinite(matrix).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise ProjectError(
+            f"vector set '{target.name}' of dataset '{dataset}': row {row} (record {row}) "
+            f"holds NaN or infinite values ({int((~finite).sum())} such rows); recompute it"
+        )
+    return matrix
+
+
+def _check_streamable(
+    registry: PluginRegistry,
+    selector: Any,
+    method: str,
+    target: VectorSetInfo,
+    exclude: Sequence[str],
+    dedupe: float | None,
+) -> None:
+    """Refuse, before any work, what a set larger than memory cannot do."""
+    size, budget = set_bytes(target) / 2**30, memory_budget() / 2**30
+    where = (
+        f"vector set '{target.name}' ({size:.2f} GiB) is larger than the memory budget "
+        f"({budget:.2f} GiB, {ENV_BUDGET})"
+    )
+    if not isinstance(selector, StreamingSelector):
+        able = [
+            c.name
+            for c in registry.contributions("selector")
+            if issubclass(registry.load("selector", c.name), StreamingSelector)
+        ]
+        raise ProjectError(
+            f"{where}, and selector '{method}' needs it in memory; selectors that read it "
+            f"chunk by chunk: {', '.join(able) or 'none'}"
+        )
+    if exclude or dedupe is not None:
+        raise ProjectError(f"{where}: --exclude and --dedupe need it in memory")
+
+
+def _source_checked(project: Project, dataset: str, target: VectorSetInfo) -> VectorSource:
+    """The set as a chunk source, after one pass that refuses NaN or infinite rows."""
+    import numpy as np
+
+    for start, chunk in vectors.iter_chunks(project, dataset, target.name):
+        finite = np.isfinite(chunk).all(axis=1)
+        if not finite.all():
+            row = start + int(np.argmin(finite))
+            raise ProjectError(
+                f"vector set '{target.name}' of dataset '{dataset}': row {row} (record {row}) "
+                "holds NaN or infinite values; recompute it"
+            )
+    return VectorSource(
+        n=target.n_rows,
+        dim=target.dim,
+        dtype=target.dtype,
+        chunks=lambda: vectors.iter_chunks(project, dataset, target.name),
+        rows=lambda positions: vectors.read_rows(project, target, list(positions)),
+    )
