@@ -75,8 +75,9 @@ def _print_selection(report: object) -> None:
     curve = report.curve  # type: ignore[attr-defined]
     console.print(
         f"[bold]{summary['method']}[/] chose {summary['k']} of {summary['candidates']} "
-        f"candidates in {summary['seconds']:.1f} s; saved as subset [bold]{summary['subset']}[/]"
+        f"candidates in {summary['seconds']:.1f} s"
     )
+    console.print(f"saved as subset [bold]{summary['subset']}[/]")
     console.print(f"computed on {summary['computed_on']}")
     if summary["excluded"]:
         console.print(f"left out {summary['excluded']} excluded records")
