@@ -67,3 +67,15 @@ def table_counts(project_path: Path) -> dict[str, int]:
         return {t: connection.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
     finally:
         connection.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding a tiny randomly initialised Llama and its tokenizer (fast gradients)."""
+    from tests.core.test_gradients import tiny_model, tiny_tokenizer
+
+    folder = tmp_path_factory.mktemp("tiny-lm")
+    tokenizer = tiny_tokenizer()
+    tiny_model(len(tokenizer), tie=True).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

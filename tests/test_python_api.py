@@ -26,17 +26,6 @@ def python_blocks(text: str) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)
 
 
-@pytest.fixture(scope="module")
-def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.core.test_gradients import tiny_model, tiny_tokenizer
-
-    folder = tmp_path_factory.mktemp("tiny-lm")
-    tokenizer = tiny_tokenizer()
-    tiny_model(len(tokenizer), tie=True).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 @pytest.fixture
 def small_proxy_lm(monkeypatch: pytest.MonkeyPatch, tiny_lm: Path) -> None:
     from vendiscope import python_api

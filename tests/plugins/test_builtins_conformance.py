@@ -81,17 +81,6 @@ def write_sample(name: str, folder: Path) -> tuple[Path, list[dict[str, Any]] | 
     return path, [dict(r) for r in ROWS]
 
 
-@pytest.fixture(scope="module")
-def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.core.test_gradients import tiny_model, tiny_tokenizer
-
-    folder = tmp_path_factory.mktemp("tiny-lm")
-    tokenizer = tiny_tokenizer()
-    tiny_model(len(tokenizer), tie=True).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 def _random_set(project: Any, dataset: str, name: str, kind: str, dim: int, seed: int) -> None:
     import numpy as np
 

@@ -23,12 +23,8 @@ __all__ = ["one_thread"]  # the fixture: one torch thread for the tiny model
 
 
 @pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("tiny-lm")
-    tokenizer = tiny_tokenizer()
-    tiny_model(len(tokenizer), tie=True).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+def model_dir(tiny_lm: Path) -> Path:
+    return tiny_lm
 
 
 @pytest.fixture(scope="module")
