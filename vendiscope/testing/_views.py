@@ -1,6 +1,7 @@
 """Checks of views: a valid, JSON-serialisable chart description from a project's data.
 
-A view receives ``{"project": Project, "dataset": name}`` (see :class:`vendiscope.api.View`).
+A view receives ``{"view_data": ViewData, "dataset": name}`` as in the app (see
+:class:`vendiscope.api.View`; ``"project"`` is passed too for views of API 1.0-1.2).
 By default the checks build a small sample project (:mod:`vendiscope.testing.sample`); pass
 ``data=`` (a dict, or a function returning one) for a view that needs more, e.g. a map.
 """
@@ -26,11 +27,16 @@ def view_data(subject: Subject) -> dict[str, Any]:
         return dict(given() if callable(given) else given)
     cached = subject.opts.get("_sample_data")
     if cached is None:
+        from vendiscope.core.views.reader import ProjectViewData
         from vendiscope.testing.sample import SAMPLE_DATASET, sample_project
 
         folder = tempfile.TemporaryDirectory(prefix="vendiscope-kit-")
         project = sample_project(Path(folder.name))
-        cached = {"project": project, "dataset": SAMPLE_DATASET}
+        cached = {
+            "view_data": ProjectViewData(project, SAMPLE_DATASET),
+            "dataset": SAMPLE_DATASET,
+            "project": project,
+        }
         subject.opts["_sample_data"] = cached
         subject.opts["_sample_folder"] = folder
         weakref.finalize(subject, _close, project, folder)
