@@ -72,7 +72,7 @@ def table_counts(project_path: Path) -> dict[str, int]:
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding a tiny randomly initialised Llama and its tokenizer (fast gradients)."""
-    from tests.core.test_gradients import tiny_model, tiny_tokenizer
+    from tests.core.gradients.test_gradients import tiny_model, tiny_tokenizer
 
     folder = tmp_path_factory.mktemp("tiny-lm")
     tokenizer = tiny_tokenizer()

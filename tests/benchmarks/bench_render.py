@@ -1,5 +1,5 @@
 """Render a 50,000-point, 5,000-category scatter (the case of
-``tests/core/test_views.py::test_many_points_and_categories_are_rasterised``) to SVG and PNG
+``tests/core/views/test_views.py::test_many_points_and_categories_are_rasterised``) to SVG and PNG
 with ``vendiscope.core.views.render.render_chart``, against the same points drawn by a plain
 matplotlib ``Figure.scatter`` to SVG without rasterising, in the same run (median of
 ``--repeats``, the two in alternating order). Target: the SVG under 20 s (it used to be a

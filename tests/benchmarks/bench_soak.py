@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.benchmarks._common import RESULTS
-from tests.core._soak import run_soak
+from tests.core.store._soak import run_soak
 
 
 def main() -> int:

@@ -213,7 +213,7 @@ def test_stats_says_how_many_sources_it_hides_and_all_lists_them(tmp_path: Path)
 def test_score_lists_every_source_including_ones_too_small_to_score(tmp_path: Path) -> None:
     import numpy as np
 
-    from tests.core.test_neighbors import write_vector_set
+    from tests.core.neighbors.test_neighbors import write_vector_set
     from vendiscope.core.store.project import Project
 
     project, sizes = many_sources(tmp_path)

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
-from tests.core.test_neighbors import PARAPHRASES, UNRELATED, planted, write_vector_set
+from tests.core.neighbors.test_neighbors import PARAPHRASES, UNRELATED, planted, write_vector_set
 from vendiscope.cli import app
 from vendiscope.core.neighbors.search import clear_index_cache
 from vendiscope.core.store.project import Project

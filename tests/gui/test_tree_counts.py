@@ -1,7 +1,7 @@
 """The project tree's counts equal the database's after every job, in-app or from the CLI.
 
 A user saw Runs drop from 12 to 8 after an export, and Refresh did not fix it. That was the
-WAL deleted under the app (tests/core/test_store_locks.py): the app's connection read a
+WAL deleted under the app (tests/core/store/test_store_locks.py): the app's connection read a
 stale, deleted log. These tests hold the tree to the file, job after job.
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.core.test_embedding import (  # noqa: F401 - collected here, against PostgreSQL
+from tests.core.vectors.test_embedding import (  # noqa: F401 - collected here, against PostgreSQL
     registry,
     test_cancel_then_resume_gives_the_same_matrix,
     test_embeds_every_record_in_order,

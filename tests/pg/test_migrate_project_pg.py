@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
-from tests.core import _engine_plugins
+from tests.core.vectors import _engine_plugins
 from vendiscope.cli._app import app
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.core.test_scoring import (  # noqa: F401 - collected here, against PostgreSQL
+from tests.core.metrics.test_scoring import (  # noqa: F401 - collected here, against PostgreSQL
     featurized,
     registry,
     test_featurize_job_stores_rows_in_order,

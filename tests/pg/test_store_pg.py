@@ -15,12 +15,12 @@ import pytest
 from sqlalchemy import text
 
 from tests.conftest import qa_rows, write_jsonl
-from tests.core.test_export_job import (  # noqa: F401 - collected here, against PostgreSQL
+from tests.core.io.test_export_job import (  # noqa: F401 - collected here, against PostgreSQL
     test_jsonl_roundtrip_is_exact,
     test_parquet_roundtrip_keeps_types,
     test_subset_export_in_rank_order_with_manifest,
 )
-from tests.core.test_import_job import (  # noqa: F401
+from tests.core.io.test_import_job import (  # noqa: F401
     test_chat_and_task_formats_are_detected,
     test_duplicate_dataset_name_refused,
     test_fingerprint_depends_on_content_and_order,
@@ -28,18 +28,18 @@ from tests.core.test_import_job import (  # noqa: F401
     test_mapping_overrides,
     test_skip_bad_imports_good_rows_and_reports_bad,
 )
-from tests.core.test_store import (  # noqa: F401
+from tests.core.store.test_store import (  # noqa: F401
     test_records_page_by_position,
     test_subsets_keep_rank_order,
     test_unknown_dataset_lists_known,
 )
-from tests.core.test_subsets import (  # noqa: F401
+from tests.core.store.test_subsets import (  # noqa: F401
     pool,
     test_filter_by_source_and_score_condition,
     test_save_members_and_set_operations,
     test_subset_from_ids_positions_and_filter,
 )
-from tests.core.test_vectors import (  # noqa: F401
+from tests.core.store.test_vectors import (  # noqa: F401
     dataset,
     test_bad_chunk_shape_is_refused,
     test_listing_and_deleting,

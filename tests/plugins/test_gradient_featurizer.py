@@ -12,7 +12,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.core.test_gradients import one_thread, tiny_model, tiny_tokenizer, varied_records
+from tests.core.gradients.test_gradients import (
+    one_thread,
+    tiny_model,
+    tiny_tokenizer,
+    varied_records,
+)
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.interfaces import Featurizer

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_plugin_files import NORMS, SHARED, write
+from tests.core.plugins.test_plugin_files import NORMS, SHARED, write
 from vendiscope.core.plugins import PluginRegistry, probe
 
 
@@ -97,7 +97,7 @@ def test_a_plugin_ending_the_process_in_compute_is_named_and_its_run_closed(
     import numpy as np
 
     from tests.cli.test_doctor_cli import imported_project
-    from tests.core.test_neighbors import write_vector_set
+    from tests.core.neighbors.test_neighbors import write_vector_set
     from vendiscope.core.store.project import Project
 
     location = imported_project(tmp_path)

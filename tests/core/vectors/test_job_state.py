@@ -158,7 +158,7 @@ def test_a_job_on_another_host_cannot_be_checked(project, dataset) -> None:
 KILLED_CHILD = textwrap.dedent(
     """
     import sys, time
-    from tests.core.test_job_state import JOB, toy_compute
+    from tests.core.vectors.test_job_state import JOB, toy_compute
     from vendiscope.core.base.jobs import NullProgress
     from vendiscope.core.store.project import Project
     from vendiscope.core.vectors.job import run_vector_job
@@ -180,7 +180,7 @@ def test_a_killed_job_reads_interrupted_and_resumes(project, project_path, datas
         [sys.executable, "-c", KILLED_CHILD, str(project_path)],
         stdout=subprocess.PIPE,
         text=True,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
     )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "parked"

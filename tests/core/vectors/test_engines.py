@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from tests.core import _engine_plugins
+from tests.core.vectors import _engine_plugins
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import PluginRegistry
 from vendiscope.core.store import vectors

@@ -18,7 +18,7 @@ from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.vectors.embedding import embed_dataset
 
-DEMO = Path(__file__).resolve().parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
+DEMO = Path(__file__).resolve().parents[3] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
 
 CHILD = textwrap.dedent(
     """

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.core.test_views import build_audited
+from tests.core.views.test_views import build_audited
 from vendiscope.core.base.errors import PluginRuntimeError
 from vendiscope.core.plugins import default_registry
 from vendiscope.core.report.build import audit_charts, audit_numbers

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core._soak import run_soak
+from tests.core.store._soak import run_soak
 
 
 @pytest.mark.slow

@@ -143,8 +143,10 @@ def run_soak(folder: Path, seconds: float) -> SoakResult:
     location = prepare(folder)
     (folder / "exports").mkdir()
     result = SoakResult(seconds)
-    root = Path(__file__).parents[2]
-    start_app = f"from tests.core._soak import app_loop; app_loop({str(location)!r}, {seconds})"
+    root = Path(__file__).parents[3]
+    start_app = (
+        f"from tests.core.store._soak import app_loop; app_loop({str(location)!r}, {seconds})"
+    )
     app = subprocess.Popen(
         [sys.executable, "-c", start_app],
         stdout=subprocess.PIPE,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import qa_rows, write_jsonl
-from tests.core import _engine_plugins
+from tests.core.vectors import _engine_plugins
 from vendiscope.core.base.jobs import RecordingProgress
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins import PluginRegistry
@@ -21,7 +21,7 @@ from vendiscope.core.vectors.featurizing import featurize_dataset
 
 ray = pytest.importorskip("ray")
 
-DEMO = Path(__file__).resolve().parents[2] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
+DEMO = Path(__file__).resolve().parents[3] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
 
 pytestmark = pytest.mark.slow
 
@@ -102,7 +102,7 @@ def test_embedding_on_ray_equals_local_with_a_worker_killed(cluster, registry, t
 
 
 def test_gradients_on_ray_equal_local(cluster, tmp_path) -> None:
-    from tests.core.test_gradients import tiny_model, tiny_tokenizer, varied_records
+    from tests.core.gradients.test_gradients import tiny_model, tiny_tokenizer, varied_records
 
     model_dir = tmp_path / "tiny-lm"
     tokenizer = tiny_tokenizer()

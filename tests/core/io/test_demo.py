@@ -9,7 +9,7 @@ from pathlib import Path
 from vendiscope.core.io.demo import DEMO_DATASET, DEMO_FILE, ensure_demo_project
 from vendiscope.core.store.project import Project
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_demo.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "make_demo.py"
 
 
 def load_script():
