@@ -31,6 +31,21 @@ _started = False
 _listeners: list[Listener] = []
 
 
+class OpenRuns(dict):  # type: ignore[type-arg]
+    """The runs a watched process has open, ``{(location, run id): what}``, from its events."""
+
+    def note(self, message: dict[str, Any]) -> None:
+        """Apply one ``opened``/``closed`` event (as :func:`opened` and :func:`closed` send)."""
+        try:
+            key = (str(message["location"]), int(message["run"]))
+        except (KeyError, TypeError, ValueError):
+            return
+        if message.get("event") == "opened":
+            self[key] = str(message.get("what") or f"run #{key[1]}")
+        else:
+            self.pop(key, None)
+
+
 def disable() -> None:
     """Start no watcher in this process (one that manages its own runs, e.g. a test session)."""
     global _started

@@ -12,22 +12,15 @@ import json
 import sys
 from typing import IO
 
+from vendiscope.core.store.run_watch import OpenRuns
+
 
 def watch(stream: IO[bytes], pid: int) -> None:
     """Read the watched process's runs until its pipe ends; close those left open."""
-    open_runs: dict[tuple[str, int], str] = {}
+    open_runs = OpenRuns()
     for line in stream:
-        try:
-            message = json.loads(line)
-            key = (str(message["location"]), int(message["run"]))
-        except (ValueError, KeyError, TypeError):
-            continue
-        if message.get("event") == "opened":
-            open_runs[key] = str(message.get("what") or f"run #{key[1]}")
-        else:
-            open_runs.pop(key, None)
-    if not open_runs:
-        return
+        with contextlib.suppress(ValueError):
+            open_runs.note(json.loads(line))
     for (location, _run_id), what in open_runs.items():
         print(
             f"vendiscope: the process (pid {pid}) ended while {what} was running in "
@@ -35,20 +28,24 @@ def watch(stream: IO[bytes], pid: int) -> None:
             file=sys.stderr,
             flush=True,
         )
-    _close(open_runs, pid)
+    close_open_runs(open_runs, pid)
 
 
-def _close(open_runs: dict[tuple[str, int], str], pid: int) -> None:
+def close_open_runs(open_runs: OpenRuns, pid: int | None = None) -> None:
+    """Mark ``open_runs`` interrupted once process ``pid`` (None: already gone) has ended."""
+    if not open_runs:
+        return
     import time
 
     from vendiscope.core.base.jobs import process_state, this_process
     from vendiscope.core.store.project import Project
     from vendiscope.core.store.runs import close_interrupted_runs
 
-    owner = {**this_process(), "pid": pid, "created": None}
-    deadline = time.monotonic() + 10.0  # the pipe ends a moment before the process is gone
-    while process_state(owner).alive and time.monotonic() < deadline:
-        time.sleep(0.05)
+    if pid is not None:
+        owner = {**this_process(), "pid": pid, "created": None}
+        deadline = time.monotonic() + 10.0  # the pipe ends a moment before the process is gone
+        while process_state(owner).alive and time.monotonic() < deadline:
+            time.sleep(0.05)
     for location in {location for location, _ in open_runs}:
         ids = [run_id for where, run_id in open_runs if where == location]
         with contextlib.suppress(Exception), Project.open(location) as project:

@@ -48,6 +48,7 @@ import traceback
 from typing import IO, Any
 
 from vendiscope.core.base.jobs import Cancelled, CancelToken, Progress
+from vendiscope.core.store.run_watch import OpenRuns
 
 UPDATE_INTERVAL_S = 0.02
 CANCEL_GRACE_S = 4.0
@@ -140,7 +141,7 @@ def run_in_process(
                 child.kill()
 
     forget = lambda: None  # noqa: E731 - replaced once the request is sent
-    open_runs: dict[tuple[str, int], str] = {}
+    open_runs = OpenRuns()
     started: list[Any] = []
     try:
         with pipe:
@@ -170,12 +171,7 @@ def run_in_process(
             elif kind == "finish":
                 progress.finish()
             elif kind == "run":
-                event, run = payload
-                key = (str(run["location"]), int(run["run"]))
-                if event == "opened":
-                    open_runs[key] = str(run.get("what") or f"run #{key[1]}")
-                else:
-                    open_runs.pop(key, None)
+                open_runs.note(payload[1])
             elif kind == "result":
                 return payload[0]
             elif kind == "error":
@@ -194,17 +190,13 @@ def run_in_process(
             child.wait()
 
 
-def _close_runs(open_runs: dict[tuple[str, int], str]) -> str:
+def _close_runs(open_runs: OpenRuns) -> str:
     """Mark the runs a dead child left open interrupted; the words naming them, or ``""``."""
     if not open_runs:
         return ""
-    from vendiscope.core.store.project import Project
-    from vendiscope.core.store.runs import close_interrupted_runs
+    from vendiscope.core.store.run_watcher import close_open_runs
 
-    for location in {location for location, _ in open_runs}:
-        ids = [run_id for where, run_id in open_runs if where == location]
-        with contextlib.suppress(Exception), Project.open(location) as project:
-            close_interrupted_runs(project, ids)
+    close_open_runs(open_runs)
     return f" while {' and '.join(open_runs.values())} was running; marked interrupted"
 
 
