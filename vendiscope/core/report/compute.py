@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
+from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.views import data as viewdata
 
@@ -36,7 +37,7 @@ def compute_missing(
         raise ProjectError(f"unknown step '{unknown[0]}'; steps: {', '.join(COMPUTE_STEPS)}")
     done: list[str] = []
     has = {
-        kind: bool(viewdata.complete_sets(project, dataset, kind))
+        kind: bool(vectors.complete_sets(project, dataset, kind))
         for kind in ("gradient", "embedding")
     }
     jobs = {"progress": progress, "cancel": cancel}

@@ -19,7 +19,6 @@ Plugins do not import this module: views read ``data["view_data"]`` through
 
 from __future__ import annotations
 
-from vendiscope.core.store.vectors import complete_sets
 from vendiscope.core.views.constants import (
     MAX_CONTRIBUTION_SOURCES,
     METRIC_TITLES,
@@ -77,7 +76,6 @@ __all__ = [
     "cluster_table",
     "command",
     "complete_runs",
-    "complete_sets",
     "coverage_data",
     "feature_set",
     "latest_run",
