@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, reports_errors
 
 
@@ -28,7 +29,6 @@ def clusters(
 ) -> None:
     """Cluster gradients (spherical k-means) and list the sparse, under-represented clusters."""
     from vendiscope.cli._output import shorten
-    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.gaps.jobs import cluster_dataset
     from vendiscope.core.neighbors.search import records_at
@@ -43,7 +43,7 @@ def clusters(
         listed = list(examples.items())[:show]
         records = records_at(opened, dataset, [p for _, ps in listed for p in ps])
     if json:
-        print_json({**report.summary(), "sizes": report.sizes, "sparse": report.sparse})
+        emit({**report.summary(), "sizes": report.sizes, "sparse": report.sparse})
         return
     summary = report.summary()
     console.print(
@@ -82,7 +82,6 @@ def filter_candidates_(
     json: JsonOpt = False,
 ) -> None:
     """Keep only candidates that land in the pool's sparse clusters (Prismatic filter)."""
-    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.gaps.jobs import filter_candidates
     from vendiscope.core.store.project import Project
@@ -95,7 +94,7 @@ def filter_candidates_(
         )  # fmt: skip
     summary = report.summary()
     if json:
-        print_json(summary)
+        emit(summary)
         return
     console.print(
         f"kept [bold]{summary['kept']}[/] of {summary['candidates_total']} candidates "

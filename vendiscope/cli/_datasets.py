@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import all_option, console, plugin_params, reports_errors
 
 
 @app.command()
 @reports_errors
-def new(project: ProjectArg) -> None:
+def new(project: ProjectArg, json: JsonOpt = False) -> None:
     """Create a new, empty project file."""
     from vendiscope.core.store.project import Project
 
     with Project.create(project) as opened:
-        console.print(f"created project [bold]{opened.location}[/]")
+        location = opened.location
+    if json:
+        emit({"project": str(location), "created": True})
+        return
+    console.print(f"created project [bold]{location}[/]")
 
 
 @app.command("import")
@@ -55,6 +60,7 @@ def import_(
         bool, typer.Option("--dry-run", help="Show the detected format and mapping only.")
     ] = False,
     create: Annotated[bool, typer.Option(help="Create the project if it does not exist.")] = True,
+    json: JsonOpt = False,
 ) -> None:
     """Import a dataset (JSONL, JSON, CSV/TSV, Parquet, HF datasets folder, .txt folder)."""
     from vendiscope.cli import _printing
@@ -69,7 +75,11 @@ def import_(
         importer = format or default_registry().importer_for(path).name
         params = plugin_params("importer", importer, param)
     if dry_run:
-        _printing.print_preview(preview(path, format=format, importer_params=params), map_ or [])
+        found = preview(path, format=format, importer_params=params)
+        if json:
+            emit(_preview_document(found, map_ or []))
+            return
+        _printing.print_preview(found, map_ or [])
         return
     with Project.open(project, create=create) as opened:
         result = import_dataset(
@@ -83,7 +93,58 @@ def import_(
             bad_report=bad_report,
             progress=RichProgress(),
         )
-        _printing.print_import(result)
+        location = opened.location
+    if json:
+        emit(
+            {
+                "project": str(location),
+                "dataset": result.dataset.name,
+                "rows": result.rows,
+                "importer": result.importer,
+                "seconds": round(result.seconds, 3),
+                "mapping": {**result.mapping.to_json(), "describe": result.mapping.describe()},
+                "duplicates": result.duplicates,
+                "skipped": len(result.skipped),
+                "skipped_rows": [_bad_row(bad) for bad in result.skipped],
+                "bad_report": result.bad_report,
+                "run_id": result.run_id,
+            }
+        )
+        return
+    _printing.print_import(result)
+
+
+def _bad_row(bad: Any) -> dict[str, Any]:
+    return {"number": bad.number, "message": bad.message, "field": bad.field}
+
+
+def _preview_document(found: Any, overrides: list[str]) -> dict[str, Any]:
+    """What ``import --dry-run`` shows, as the JSON of ``import --dry-run --json``."""
+    from vendiscope.core.io.fields import parse_assignments
+
+    mapping = found.mapping
+    if overrides:
+        mapping = parse_assignments(overrides, base=mapping)
+    rows = []
+    for row in found.rows:
+        values = None
+        if mapping is not None:
+            try:
+                values = mapping.apply(row)
+            except ValueError as exc:
+                values = {"error": str(exc)}
+        rows.append({"row": row, "mapped": values})
+    return {
+        "dry_run": True,
+        "importer": found.importer,
+        "columns": list(found.info.columns or []),
+        "mapping": None
+        if mapping is None
+        else {**mapping.to_json(), "describe": mapping.describe()},
+        "mapping_error": found.mapping_error if mapping is None else None,
+        "bad_rows": [_bad_row(bad) for bad in found.bad_rows],
+        "rows": rows,
+    }
 
 
 @app.command()
@@ -148,6 +209,7 @@ def export(
         typer.Option("--param", "-p", help="Exporter parameter NAME=VALUE, repeatable."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    json: JsonOpt = False,
 ) -> None:
     """Export a dataset or subset in its original schema, with a manifest beside it."""
     from vendiscope.cli._progress import RichProgress
@@ -170,6 +232,19 @@ def export(
             force=force,
             progress=RichProgress(),
         )
+    if json:
+        emit(
+            {
+                "dataset": dataset,
+                "subset": subset,
+                "rows": result.rows,
+                "destination": result.destination,
+                "exporter": result.exporter,
+                "manifest": result.manifest,
+                "seconds": round(result.seconds, 3),
+            }
+        )
+        return
     console.print(
         f"exported [bold]{result.rows}[/] rows to {result.destination} ({result.exporter}); "
         f"manifest: {result.manifest}"

@@ -1,14 +1,26 @@
-"""Console output and error reporting shared by the commands."""
+"""Console output and error reporting shared by the commands.
+
+Messages never wrap a suggested command: :class:`InertConsole` prints every string with
+``soft_wrap=True`` unless told otherwise, so a long line is left for the terminal to fold
+instead of being cut by rich at a space (which split `vendiscope score PROJECT DATASET
+--metric gvendi` over two lines: one a script or a user copies half of). Tables and other
+renderables lay themselves out as before.
+
+``--json`` (:mod:`vendiscope.cli._json_output`): :func:`reports_errors` runs a command called
+with it in a JSON session and turns its errors into an error document too.
+"""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
+from vendiscope.cli import _json_output as _json
 from vendiscope.core.base.text import printable
 from vendiscope.core.base.text import shorten as shorten  # re-exported for the commands
 
@@ -25,6 +37,13 @@ class InertConsole(Console):
     def render_str(self, text: str, **kwargs: Any) -> Any:
         return super().render_str(printable(text), **kwargs)
 
+    def print(self, *objects: Any, soft_wrap: bool | None = None, **kwargs: Any) -> None:
+        """As rich prints, but strings (messages) are soft-wrapped by default: a suggested
+        command in one is never split over two lines."""
+        if soft_wrap is None and objects and all(isinstance(o, str) for o in objects):
+            soft_wrap = True
+        super().print(*objects, soft_wrap=soft_wrap, **kwargs)
+
 
 console = InertConsole(highlight=False)
 errors = InertConsole(stderr=True, highlight=False)
@@ -39,37 +58,57 @@ T = TypeVar("T")
 
 
 def reports_errors(command: F) -> F:
-    """Turn Vendiscope errors into one clear line on stderr and a non-zero exit code."""
+    """Turn Vendiscope errors into one clear line on stderr and a non-zero exit code.
+
+    With ``--json`` the command runs in a JSON session (stdout holds only its document) and
+    an error is also written on stdout as ``{"error", "kind", "exit_code"}``
+    (:mod:`vendiscope.cli._json_output`).
+    """
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from vendiscope.core.base.errors import VendiscopeError
-        from vendiscope.core.base.jobs import Cancelled
-        from vendiscope.core.store import waiting
-        from vendiscope.core.store.records import DatabaseError  # SQLAlchemy's, re-exported
-
-        forget = waiting.add_notice(_print_wait)
-        try:
-            return command(*args, **kwargs)
-        except VendiscopeError as exc:
-            errors.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
-            raise typer.Exit(1) from None
-        except Cancelled:
-            errors.print(f"[yellow]cancelled[/]; {STOPPED}")
-            raise typer.Exit(130) from None
-        except KeyboardInterrupt:
-            errors.print(f"\n[yellow]interrupted[/]; {STOPPED}")
-            raise typer.Exit(130) from None
-        except DatabaseError as exc:
-            errors.print(f"[bold red]error:[/] the project database failed: {exc.orig}")
-            raise typer.Exit(1) from None
-        except OSError as exc:
-            errors.print(f"[bold red]error:[/] {exc.filename or ''}: {exc.strerror or exc}")
-            raise typer.Exit(1) from None
-        finally:
-            forget()
+        if _json.wants_json(kwargs):
+            with _json.json_session(pinned=(console,)):
+                return _run_reporting(command, args, kwargs)
+        return _run_reporting(command, args, kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def fail(message: str, kind: str, code: int, *, markup: str | None = None) -> NoReturn:
+    """Report a failure and exit with ``code``: ``error: MESSAGE`` on stderr (``markup``, a
+    rich-markup version of the message, if given), and the error document with ``--json``."""
+    errors.print(markup or f"[bold red]error:[/] {escape(message)}")
+    _json.emit_error(message, kind, code)
+    raise typer.Exit(code) from None
+
+
+def _run_reporting(command: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
+    from vendiscope.core.base.errors import VendiscopeError
+    from vendiscope.core.base.jobs import Cancelled
+    from vendiscope.core.store import waiting
+    from vendiscope.core.store.records import DatabaseError  # SQLAlchemy's, re-exported
+
+    forget = waiting.add_notice(_print_wait)
+    try:
+        return command(*args, **kwargs)
+    except VendiscopeError as exc:
+        fail(str(exc), _json.error_kind(exc), 1)
+    except Cancelled:
+        fail(f"cancelled; {STOPPED}", "cancelled", 130, markup=f"[yellow]cancelled[/]; {STOPPED}")
+    except KeyboardInterrupt:
+        fail(
+            f"interrupted; {STOPPED}",
+            "interrupted",
+            130,
+            markup=f"\n[yellow]interrupted[/]; {STOPPED}",
+        )
+    except DatabaseError as exc:
+        fail(f"the project database failed: {exc.orig}", "database", 1)
+    except OSError as exc:
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}", "os", 1)
+    finally:
+        forget()
 
 
 def _print_wait(message: str | None) -> None:
@@ -83,8 +122,7 @@ def split_params(items: list[str] | None) -> dict[str, str]:
     for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            errors.print(f"[bold red]error:[/] --param '{item}': expected NAME=VALUE")
-            raise typer.Exit(2)
+            fail(f"--param '{item}': expected NAME=VALUE", "usage", 2)
         params[name.strip()] = value  # not stripped: a tab may be the value
     return params
 
@@ -105,8 +143,7 @@ def plugin_params(kind: str, name: str, items: list[str] | None) -> dict[str, An
     try:
         return default_registry().coerce(kind, name, raw, prefix="--param ")
     except ParamError as exc:
-        errors.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2) from None
+        fail(str(exc), "usage", 2)
 
 
 TABLE_ROWS = 20

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from vendiscope.cli._app import JsonOpt, app
+from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, reports_errors
 
 plugin_app = typer.Typer(
@@ -49,11 +50,25 @@ def new_plugin(
     force: Annotated[
         bool, typer.Option("--force", help="Write into an existing, non-empty folder.")
     ] = False,
+    json: JsonOpt = False,
 ) -> None:
     """Create a ready plugin package: pyproject with the entry point, example, kit test, README."""
     from vendiscope.core.plugins.scaffold import scaffold_plugin
 
     made = scaffold_plugin(name, kind, directory, force=force)
+    if json:
+        emit(
+            {
+                "dist": made.dist,
+                "package": made.package,
+                "kind": kind,
+                "contribution": made.contribution,
+                "folder": made.folder,
+                "files": [str(path.relative_to(made.folder)) for path in made.files],
+                "next": f"cd {made.folder} && pip install -e '.[test]' && pytest",
+            }
+        )
+        return
     console.print(f"created [bold]{made.dist}[/] in {made.folder}:")
     for path in made.files:
         console.print(f"  {path.relative_to(made.folder)}")
@@ -73,7 +88,6 @@ def plugin_info(
     """A contribution's plugin, state and parameters (what `--param NAME=VALUE` accepts)."""
     from rich.table import Table
 
-    from vendiscope.cli._printing import print_json
     from vendiscope.core.base.errors import PluginError
     from vendiscope.core.plugins import default_registry
 
@@ -85,7 +99,7 @@ def plugin_info(
         specs = []
     status = registry.status(kind, name)
     if json:
-        print_json({**status.to_dict(), "params": [s.to_dict() for s in specs]})
+        emit({**status.to_dict(), "params": [s.to_dict() for s in specs]})
         return
     console.print(
         f"[bold]{kind} '{name}'[/] — {contribution.label} (plugin {contribution.plugin}, "

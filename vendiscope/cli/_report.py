@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._json_output import command_line, emit
 from vendiscope.cli._output import console, reports_errors
 
 
@@ -36,7 +37,6 @@ def map_(
     json: JsonOpt = False,
 ) -> None:
     """Compute a 2-D map of a dataset (UMAP on FAISS neighbours, or PCA) and store it."""
-    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.maps.jobs import map_dataset
     from vendiscope.core.store.project import Project
@@ -55,7 +55,8 @@ def map_(
         )
     summary = report.summary()
     if json:
-        print_json(summary)
+        draw = command_line("vendiscope", "view", "map", project, dataset, "-o", "map.png")
+        emit({**summary, "records": report.fitted_rows + report.placed_rows, "next": draw})
         return
     console.print(
         f"mapped [bold]{report.fitted_rows + report.placed_rows:,}[/] records of {dataset} "
@@ -100,6 +101,7 @@ def view(
     height: Annotated[int, typer.Option(min=16, help="Image height in pixels.")] = 560,
     dpi: Annotated[int, typer.Option(min=16, help="Pixels per inch (PNG).")] = 100,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    json: JsonOpt = False,
 ) -> None:
     """Draw any view plugin (built-in or third-party) to PNG or SVG, or save its chart JSON."""
     import json as jsonlib
@@ -128,6 +130,18 @@ def view(
             temporary.write_text(jsonlib.dumps(chart, indent=1) + "\n", encoding="utf-8")
     else:
         save_chart(chart, output, force=force, width=width, height=height, dpi=dpi)
+    if json:
+        emit(
+            {
+                "view": name,
+                "dataset": dataset,
+                "kind": chart["kind"],
+                "title": chart["title"],
+                "output": output,
+                "format": suffix.removeprefix("."),
+            }
+        )
+        return
     console.print(f"{chart['kind']} chart [bold]{chart['title']}[/] written to {output}")
 
 
@@ -175,6 +189,7 @@ def report(
     images: Annotated[str, typer.Option(help="Chart images: png or svg.")] = "png",
     max_points: Annotated[int, typer.Option(min=1, help="Points drawn on the map.")] = 200_000,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    json: JsonOpt = False,
 ) -> None:
     """Write a self-contained diversity audit of a dataset (one HTML file, or JSON)."""
     from vendiscope.cli._progress import RichProgress
@@ -198,6 +213,20 @@ def report(
             contributions=contributions,
             progress=RichProgress(),
         )
+    if json:
+        emit(
+            {
+                "dataset": dataset,
+                "format": result.format,
+                "destination": result.destination,
+                "seconds": round(result.seconds, 3),
+                "computed": list(result.computed),
+                "headline": result.numbers["headline"],
+                "charts": list(result.charts),
+                "missing": result.missing,
+            }
+        )
+        return
     if result.computed:
         console.print(f"computed first: {', '.join(result.computed)}")
     headline = result.numbers["headline"]

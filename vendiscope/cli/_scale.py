@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from vendiscope.cli._app import JsonOpt, app
+from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, reports_errors
 
 EngineOpt = Annotated[
@@ -62,13 +63,12 @@ def migrate_project(
     """Copy a project to PostgreSQL (or back to a file), verified by row counts and hashes."""
     from rich.table import Table
 
-    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.store.transfer import copy_project
 
     report = copy_project(source, target, force=force, progress=RichProgress())
     if json:
-        print_json(report.to_dict())
+        emit({**report.to_dict(), "rows": report.rows})
         return
     table = Table("table", "rows", "content hash (blake2b)", title="copied and verified")
     for item in report.tables:

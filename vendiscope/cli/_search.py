@@ -8,7 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
-from vendiscope.cli._output import console, errors, reports_errors, shorten
+from vendiscope.cli._json_output import emit
+from vendiscope.cli._output import console, fail, reports_errors, shorten
 
 VectorsOpt = Annotated[
     str | None,
@@ -51,7 +52,6 @@ def neighbors(
     json: JsonOpt = False,
 ) -> None:
     """The records most similar to a record, a text, or each of a batch of vectors."""
-    from vendiscope.cli._printing import print_json
     from vendiscope.core.neighbors.search import (
         neighbors_of_records,
         neighbors_of_text,
@@ -61,10 +61,7 @@ def neighbors(
     from vendiscope.core.store.project import Project
 
     if sum(x is not None for x in (record, text, queries)) != 1:
-        errors.print(
-            "[bold red]error:[/] give exactly one of --record POS, --text TEXT or --queries FILE"
-        )
-        raise typer.Exit(2)
+        fail("give exactly one of --record POS, --text TEXT or --queries FILE", "usage", 2)
     with Project.open(project) as opened:
         info = resolve_vector_set(opened, dataset, vectors)
         if queries is not None:
@@ -80,7 +77,7 @@ def neighbors(
         wanted = [n.position for n in found] + ([record] if record is not None else [])
         shown = records_at(opened, dataset, wanted)
     if json:
-        print_json(
+        emit(
             {
                 "dataset": dataset,
                 "vector_set": info.name,
@@ -135,7 +132,6 @@ def near_dups(
     json: JsonOpt = False,
 ) -> None:
     """Find groups of near-duplicate records (cosine similarity >= threshold)."""
-    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.neighbors.search import find_near_duplicates, records_at
     from vendiscope.core.store.project import Project
@@ -156,9 +152,10 @@ def near_dups(
         listed = report.groups[:show]
         shown = records_at(opened, dataset, [p for g in listed for p in g.positions[:5]])
     if json:
-        print_json(
+        emit(
             {
                 **report.summary(),
+                "subset_size": report.subset.size if report.subset is not None else None,
                 "index": report.index,
                 "groups_detail": [
                     [
@@ -231,7 +228,6 @@ def coverage(
     """How many target records have a training record within a cosine radius."""
     import numpy as np
 
-    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.neighbors.search import coverage as compute_coverage
     from vendiscope.core.neighbors.search import records_at
@@ -254,7 +250,7 @@ def coverage(
         targets = records_at(opened, target, worst)
         trains = records_at(opened, train, [int(report.nearest[i]) for i in worst])
     if json:
-        print_json(
+        emit(
             {
                 **report.summary(),
                 "index": report.index,
@@ -307,7 +303,6 @@ def _batch_neighbors(opened: Any, dataset: str, vector_set: str, queries: Path, 
     """Neighbours of every row of an .npy matrix, printed as JSON (one list per query)."""
     import numpy as np
 
-    from vendiscope.cli._printing import print_json
     from vendiscope.core.base.errors import InputError, Location
     from vendiscope.core.neighbors.search import neighbors_of_vectors
 
@@ -328,7 +323,7 @@ def _batch_neighbors(opened: Any, dataset: str, vector_set: str, queries: Path, 
             Location(queries),
         )
     found = neighbors_of_vectors(opened, dataset, vector_set, matrix, k)
-    print_json(
+    emit(
         {
             "dataset": dataset,
             "vector_set": vector_set,

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, plugin_params, reports_errors
 
 
@@ -50,7 +51,6 @@ def select(
     json: JsonOpt = False,
 ) -> None:
     """Choose the most diverse K records and save them as a subset, with their curve."""
-    from vendiscope.cli._printing import print_json
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.selection.job import select_dataset
     from vendiscope.core.store.project import Project
@@ -65,7 +65,7 @@ def select(
             overwrite=overwrite, progress=RichProgress(),
         )  # fmt: skip
     if json:
-        print_json({**report.summary(), "curve": report.curve})
+        emit({**report.summary(), "curve": report.curve})
         return
     _print_selection(report)
 

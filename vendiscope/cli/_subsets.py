@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, reports_errors, shorten
 
 subsets_app = typer.Typer(
@@ -25,13 +26,12 @@ OverwriteOpt = Annotated[bool, typer.Option(help="Replace a subset of that name.
 @reports_errors
 def list_(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False) -> None:
     """The subsets of a dataset with their size and the run that made them."""
-    from vendiscope.cli._printing import print_json
     from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         found = opened.subsets(dataset)
     if json:
-        print_json([s.__dict__ for s in found])
+        emit([s.__dict__ for s in found])
         return
     table = Table("name", "size", "run", "description", title=f"subsets of {dataset}")
     for s in found:
@@ -50,7 +50,6 @@ def show(
     json: JsonOpt = False,
 ) -> None:
     """A subset's members in rank order, with their marginal gain."""
-    from vendiscope.cli._printing import print_json
     from vendiscope.core.neighbors.search import records_at
     from vendiscope.core.store import subsets
     from vendiscope.core.store.project import Project
@@ -61,7 +60,7 @@ def show(
         shown = members.positions[:limit]
         records = records_at(opened, dataset, shown)
     if json:
-        print_json({"subset": info.__dict__, "positions": members.positions,
+        emit({"subset": info.__dict__, "positions": members.positions,
                     "gains": members.gains})  # fmt: skip
         return
     console.print(f"[bold]{info.name}[/]: {info.size} records — {info.description or ''}")
@@ -92,6 +91,7 @@ def create(
         typer.Option(help="Score condition, e.g. 'scores/run-3 > 0.5'; repeatable."),
     ] = None,
     overwrite: OverwriteOpt = False,
+    json: JsonOpt = False,
 ) -> None:
     """Create a subset from a list of ids or positions, or from a filter."""
     from vendiscope.core.base.errors import ProjectError
@@ -115,7 +115,22 @@ def create(
             conditions = tuple(ScoreCondition.parse(w) for w in where or ())
             record_filter = RecordFilter(contains, source, conditions)
             info = subsets.from_filter(opened, dataset, name, record_filter, overwrite=overwrite)
-    console.print(f"saved subset [bold]{info.name}[/] with {info.size} records")
+    _print_saved(dataset, info, json)
+
+
+def _print_saved(dataset: str, info: object, json: bool) -> None:
+    """The subset a command saved: a line, or with ``--json`` its document."""
+    if json:
+        emit({"dataset": dataset, **_subset_document(info)})
+        return
+    console.print(f"saved subset [bold]{info.name}[/] with {info.size} records")  # type: ignore[attr-defined]
+
+
+def _subset_document(info: object) -> dict[str, object]:
+    fields = ("name", "size", "run_id", "description", "created_at")
+    document = {key: getattr(info, key) for key in fields}
+    document["subset"] = document.pop("name")
+    return document
 
 
 def _read(path: Path) -> list[str]:
@@ -156,6 +171,7 @@ def combine(
     names: Annotated[list[str], typer.Argument(help="Two or more subsets.")],
     into: Annotated[str, typer.Option("--into", help="Name of the resulting subset.")],
     overwrite: OverwriteOpt = False,
+    json: JsonOpt = False,
 ) -> None:
     """Union, intersection or difference (first minus the others) of subsets."""
     from vendiscope.core.store import subsets
@@ -163,16 +179,19 @@ def combine(
 
     with Project.open(project) as opened:
         info = subsets.combine(opened, dataset, operation, names, into, overwrite=overwrite)
-    console.print(f"saved subset [bold]{info.name}[/] with {info.size} records")
+    _print_saved(dataset, info, json)
 
 
 @subsets_app.command()
 @reports_errors
-def delete(project: ProjectArg, dataset: DatasetArg, name: NameArg) -> None:
+def delete(project: ProjectArg, dataset: DatasetArg, name: NameArg, json: JsonOpt = False) -> None:
     """Delete a subset (its records stay in the dataset)."""
     from vendiscope.core.store import subsets
     from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
         subsets.delete_subset(opened, dataset, name)
+    if json:
+        emit({"dataset": dataset, "subset": name, "deleted": True})
+        return
     console.print(f"deleted subset [bold]{name}[/]")

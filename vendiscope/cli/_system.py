@@ -36,6 +36,7 @@ def doctor(
 @reports_errors
 def demo(
     path: Annotated[Path | None, typer.Option(help="Where to create the demo project.")] = None,
+    json: JsonOpt = False,
 ) -> None:
     """Create (once) and summarise the bundled demo project."""
     from vendiscope.cli import _printing
@@ -45,6 +46,18 @@ def demo(
 
     location = ensure_demo_project(path, progress=RichProgress())
     with Project.open(location) as opened:
+        if json:
+            from vendiscope.cli._json_output import emit
+
+            emit(
+                {
+                    "project": str(opened.location),
+                    "dataset": DEMO_DATASET,
+                    "datasets": [d.__dict__ for d in opened.datasets()],
+                    "stats": opened.stats(DEMO_DATASET),
+                }
+            )
+            return
         _printing.print_summary(opened, DEMO_DATASET)
 
 
