@@ -62,6 +62,10 @@ def test_the_walk_through_of_docs_python_md_runs(
     assert "10 rows written" in out and (tmp_path / "diverse.parquet").exists()
     assert (tmp_path / "audit.html").read_text(encoding="utf-8").lstrip().startswith("<!")
     assert "stopped; the same call resumes it" in out
+    assert re.search(
+        r"greedy-vendi-10: G-Vendi \d+\.\d\d of 10 records; random subsets of 10:", out
+    )
+    assert re.search(r"\d+% of the random subsets score lower", out)
     assert "error: " in out and "no-such-set" in out
 
     import vendiscope as vs
@@ -146,3 +150,25 @@ def test_tqdm_bars_follow_the_core_progress_calls(capsys: Any) -> None:
     bar.finish()  # twice is harmless
     err = capsys.readouterr().err
     assert "Embedding train" in err and "10/10" in err and "Second step" in err
+
+
+def test_score_takes_a_subset_or_a_list_of_them(tmp_path: Path) -> None:
+    import vendiscope as vs
+    from tests.core._planted import planted_dataset
+    from vendiscope.core.store import subsets
+
+    with vs.create(tmp_path / "p.vscope", progress=False) as p:
+        planted_dataset(p.store, tmp_path)
+        subsets.from_positions(p.store, "pool", "head", range(100))
+        subsets.from_positions(p.store, "pool", "tail", range(878, 978))
+        one = p.score("pool", subset="head", vs_random=5, random_seed=2)
+        assert one.subset == "head" and one.n == 100 and one.vs_random["seed"] == 2
+        both = p.score("pool", subset=["head", "tail"], bootstrap=5)
+        assert [r.subset for r in both] == ["head", "tail"] and both[0].value == one.value
+        assert all(r.details["ci"] is not None and r.vs_random is None for r in both)
+        assert p.score("pool").subset is None
+        runs = len(p.store.runs("pool"))
+        unknown = r"no subset named 'nope' \(subsets: head, tail\)"
+        with pytest.raises(vs.VendiscopeError, match=unknown):
+            p.score("pool", subset=["tail", "nope"])
+        assert len(p.store.runs("pool")) == runs  # not even "tail" was scored

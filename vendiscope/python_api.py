@@ -329,13 +329,23 @@ class Project:
         bootstrap: int = 0,
         quality: str | None = None,
         params: dict[str, Any] | None = None,
+        subset: str | Sequence[str] | None = None,
+        vs_random: int = 0,
+        random_seed: int = 0,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
-    ) -> ScoreResult:
+    ) -> ScoreResult | list[ScoreResult]:
         """A dataset's diversity, overall and per source (``vendiscope score``).
 
         ``metric`` is gvendi (on gradients), vendi (on embeddings) or a metric plugin's
         name; ``q`` the Vendi order; ``bootstrap`` resamples give a confidence interval.
+
+        ``subset`` scores only that subset's records (the same number as those records
+        imported on their own with the same vectors); a list of names returns a list of
+        results, one per subset. ``vs_random`` (with a subset) draws that many random
+        subsets of the same size, seeded by ``random_seed``: the result's ``vs_random``
+        holds their ``mean``, ``sd``, 95% range (``low``, ``high``), ``z`` (the score minus
+        the mean, in sds) and ``share_below`` (the share of draws scoring lower).
         """
         from vendiscope.core.metrics.scoring import score_dataset
 
@@ -344,10 +354,23 @@ class Project:
             options.setdefault("q", q)
             if bootstrap:
                 options.setdefault("bootstrap", bootstrap)
-        return self._run(
-            score_dataset, dataset, metric=metric, vector_set=vectors, params=options,
-            quality=quality, progress=progress, cancel=cancel,
-        )  # fmt: skip
+        common = {"metric": metric, "vector_set": vectors, "params": options, "quality": quality}
+        if subset is None or isinstance(subset, str):
+            return self._run(
+                score_dataset, dataset, subset=subset, vs_random=vs_random,
+                random_seed=random_seed, progress=progress, cancel=cancel, **common,
+            )  # fmt: skip
+        names = _names(subset)
+        for name in names:  # every name checked before any run starts
+            self.store.subset(dataset, name)
+        found = []
+        for name in names:
+            scored = self._run(
+                score_dataset, dataset, subset=name, vs_random=vs_random,
+                random_seed=random_seed, progress=progress, cancel=cancel, **common,
+            )  # fmt: skip
+            found.append(scored)
+        return found
 
     def select(
         self,

@@ -1,4 +1,9 @@
-"""``vendiscope score``: a dataset's diversity (G-Vendi, embedding-Vendi or a metric plugin)."""
+"""``vendiscope score``: a dataset's diversity (G-Vendi, embedding-Vendi or a metric plugin).
+
+With ``--subset NAME`` (repeatable) the subsets are scored too and shown side by side with
+the whole dataset (its row first, unless ``--only-subsets``); ``--vs-random`` compares each
+subset with random subsets of its size.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,9 @@ import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._output import all_option, plugin_params, reports_errors
+
+DEFAULT_DRAWS = 20
+"""Random subsets drawn per subset with ``--vs-random`` (``--random-draws`` changes it)."""
 
 
 @app.command()
@@ -33,46 +41,76 @@ def score(
         list[str] | None,
         typer.Option("--param", "-p", help="Other metric parameter NAME=VALUE, repeatable."),
     ] = None,
+    subset: Annotated[
+        list[str] | None,
+        typer.Option("--subset", "-s", help="Also score this subset, side by side; repeatable."),
+    ] = None,
+    only_subsets: Annotated[
+        bool, typer.Option(help="With --subset: leave out the whole dataset's row.")
+    ] = False,
+    vs_random: Annotated[
+        bool,
+        typer.Option(help="Compare each subset with random subsets of its size."),
+    ] = False,
+    random_draws: Annotated[
+        int, typer.Option(min=1, help="Random subsets drawn for --vs-random.")
+    ] = DEFAULT_DRAWS,
+    random_seed: Annotated[int, typer.Option(help="Seed of the random draws.")] = 0,
     all_: Annotated[bool, all_option("source")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Score a dataset's diversity: the score, n, the effective number of distinct examples."""
-    from vendiscope.cli._printing import print_json, print_score
     from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.base.errors import ProjectError
     from vendiscope.core.metrics.scoring import KIND_FOR_METRIC, score_dataset
+    from vendiscope.core.metrics.subset_scoring import check_request
     from vendiscope.core.store.project import Project
 
-    params = plugin_params("metric", "vendi" if metric in KIND_FOR_METRIC else metric, param)
+    names = list(dict.fromkeys(subset or []))
+    if (vs_random or only_subsets) and not names:
+        flag = "--vs-random" if vs_random else "--only-subsets"
+        raise ProjectError(f"{flag} compares subsets: name one with --subset NAME")
+    plugin = "vendi" if metric in KIND_FOR_METRIC else metric
+    draws = random_draws if vs_random else 0
+    check_request(plugin, names[0] if names else None, draws)  # before the dataset's run
+    params = plugin_params("metric", plugin, param)
     if metric in ("gvendi", "vendi"):
         params.setdefault("q", q)
         if bootstrap:
             params.setdefault("bootstrap", bootstrap)
     with Project.open(project) as opened:
-        result = score_dataset(
-            opened,
-            dataset,
-            metric=metric,
-            vector_set=vectors,
-            params=params,
-            quality=quality,
-            progress=RichProgress(),
-        )
+        for name in names:  # every name checked before any run starts
+            opened.subset(dataset, name)
+        common = {"metric": metric, "vector_set": vectors, "quality": quality}
+        results = []
+        if not (names and only_subsets):
+            results.append(
+                score_dataset(opened, dataset, params=params, progress=RichProgress(), **common)
+            )
+        for name in names:
+            scored = score_dataset(
+                opened, dataset, params=params, subset=name, vs_random=draws,
+                random_seed=random_seed, progress=RichProgress(), **common,
+            )  # fmt: skip
+            results.append(scored)
         # Every source with its record count, so the table can list the ones too small for
         # a score of their own instead of leaving them out.
-        source_counts = None if json else opened.stats(dataset)["sources"]
-    if json:
-        print_json(
-            {
-                "metric": result.metric,
-                "vector_set": result.vector_set.name,
-                "computed_on": result.computed_on,
-                "value": result.value,
-                "n": result.n,
-                "details": result.details,
-                "per_source": result.per_source,
-                "per_record_set": result.per_record_set,
-                "run_id": result.run_id,
-            }
-        )
-        return
-    print_score(result, show_all=all_, source_counts=source_counts)
+        source_counts = None if json or names else opened.stats(dataset)["sources"]
+    _show(results, project=project, dataset=dataset, as_json=json, show_all=all_,
+          source_counts=source_counts)  # fmt: skip
+
+
+def _show(
+    results: list, *, project: str, dataset: str, as_json: bool, show_all: bool,
+    source_counts: dict[str, int] | None,
+) -> None:  # fmt: skip
+    from vendiscope.cli._compare_printing import print_comparison, score_json
+    from vendiscope.cli._printing import print_json, print_score
+
+    if as_json:
+        found = [score_json(r) for r in results]
+        print_json(found[0] if len(found) == 1 else found)
+    elif len(results) == 1 and results[0].subset is None:
+        print_score(results[0], show_all=show_all, source_counts=source_counts)
+    else:
+        print_comparison(results, project=project, dataset=dataset)

@@ -3,6 +3,10 @@
 ``G-Vendi`` is the Vendi score of a gradient vector set, ``embedding-Vendi`` the same metric
 over an embedding set. Per-record scores (leverage, contribution, uniqueness) are stored as
 a one-column vector set named after the run, so views can colour and sort by them.
+
+``subset=NAME`` scores only that subset's rows (:mod:`.subset_scoring`), recorded as a run of
+kind ``subset-score`` with ``params["subset"]``; ``vs_random=DRAWS`` adds the random baseline
+of its size (:mod:`.subset_baseline`). A subset run stores no per-record scores.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.metrics import streaming
+from vendiscope.core.metrics import streaming, subset_scoring
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.store import records, vectors
@@ -23,7 +27,7 @@ from vendiscope.core.store.vectors import VectorSetInfo
 from vendiscope.core.vectors import resolve
 
 KIND_FOR_METRIC = {"gvendi": "gradient", "vendi": "embedding"}
-MIN_SOURCE_ROWS = 2
+MIN_SOURCE_ROWS = subset_scoring.MIN_SOURCE_ROWS
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,15 @@ class ScoreResult:
     per_source: dict[str, dict[str, float]]
     per_record_set: str | None
     run_id: int
+    subset: str | None = None
+    """The subset scored (``None``: the whole dataset)."""
+    vs_random: dict[str, Any] | None = None
+    """The random baseline of a subset (:func:`.subset_baseline.random_baseline`), if drawn."""
+
+    @property
+    def fraction(self) -> float:
+        """The score per record: the effective fraction of distinct examples."""
+        return self.value / self.n if self.n else 0.0
 
     @property
     def computed_on(self) -> str:
@@ -64,6 +77,9 @@ def score_dataset(
     per_source: bool = True,
     registry: PluginRegistry | None = None,
     memory_budget: int | None = None,
+    subset: str | None = None,
+    vs_random: int = 0,
+    random_seed: int = 0,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> ScoreResult:
@@ -75,22 +91,31 @@ def score_dataset(
     the records (see :mod:`vendiscope.core.metrics.quality`); it is checked before the run starts.
     A set larger than ``memory_budget`` bytes (default: :func:`.streaming.memory_budget`) is
     scored by the built-in Vendi metric streaming over its stored chunks.
+    ``subset`` scores only that subset's records (an unknown name is refused before the run,
+    listing the dataset's subsets); ``vs_random`` draws that many random subsets of its size
+    (seeded by ``random_seed``) for a baseline (the built-in Vendi metric only).
     """
-    import numpy as np
-
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
     params = dict(params or {})
     plugin = "vendi" if metric in KIND_FOR_METRIC else metric
+    subset_scoring.check_request(plugin, subset, vs_random)
+    if subset is not None and plugin == "vendi":
+        params.setdefault("per_record", None)  # a subset run stores no per-record scores
     registry = registry or default_registry()
     instance = registry.create("metric", plugin, **params)  # an unknown metric is said first
+    positions = None
+    if subset is not None:
+        positions = subset_scoring.subset_positions(project, dataset, subset)
     if vector_set is not None:
         target = vectors.get_set(project, dataset, vector_set)
     elif metric in KIND_FOR_METRIC:
         target = default_vector_set(project, dataset, KIND_FOR_METRIC[metric])
     else:
         raise ProjectError(f"metric '{metric}' needs a vector set (--vectors NAME)")
+    if positions is not None:
+        subset_scoring.check_fits(target, len(positions), vs_random, memory_budget)
     weights = quality_weights(project, dataset, quality) if quality is not None else None
     run_params = {
         "metric": metric,
@@ -99,10 +124,14 @@ def score_dataset(
         "vector_set": target.name,
         "quality": quality,
     }
+    key = f"score:{dataset}:{metric}:{target.name}"
+    if subset is not None:
+        run_params.update(subset=subset, vs_random=int(vs_random), random_seed=random_seed)
+        key += f":subset:{subset}"
     with recorded_run(
         project,
-        key=f"score:{dataset}:{metric}:{target.name}",
-        kind="metric",
+        key=key,
+        kind="metric" if subset is None else subset_scoring.SUBSET_KIND,
         plugin=f"metric:{plugin}",
         dataset_id=project.dataset(dataset).id,
         params=run_params,
@@ -110,9 +139,19 @@ def score_dataset(
         cancel=cancel,
         started=started,
     ) as run:
-        progress.start(f"Scoring {dataset} ({metric} on {target.name})", total=None)
+        what = dataset if subset is None else f"subset {subset} of {dataset}"
+        progress.start(f"Scoring {what} ({metric} on {target.name})", total=None)
         breakdown: dict[str, dict[str, float]] = {}
-        if plugin == "vendi" and streaming.needs_streaming(target, memory_budget):
+        baseline = None
+        n = target.n_rows
+        if positions is not None:
+            n = len(positions)
+            result, breakdown, baseline = subset_scoring.score_subset(
+                project, dataset, target, instance, plugin, registry, positions,
+                weights=weights, per_source=per_source, vs_random=vs_random, seed=random_seed,
+                cancel=cancel,
+            )  # fmt: skip
+        elif plugin == "vendi" and streaming.needs_streaming(target, memory_budget):
             # Larger than memory: X^T X over the stored chunks (core/metrics/streaming.py).
             sources = source_positions(project, dataset) if per_source else None
             with registry.running("metric", plugin, "compute"):
@@ -123,46 +162,38 @@ def score_dataset(
                 )  # fmt: skip
         else:
             matrix = vectors.load(project, dataset, target.name)
-            with registry.running("metric", plugin, "compute"):
-                result = instance.compute(matrix, quality=weights)
-            registry.check_result("metric", plugin, result, rows=len(matrix))
-            cancel.raise_if_cancelled()
-            if per_source:
-                for source, positions in source_positions(project, dataset).items():
-                    cancel.raise_if_cancelled()
-                    if len(positions) >= MIN_SOURCE_ROWS:
-                        rows = matrix[np.asarray(positions)]
-                        sub_quality = (
-                            weights[np.asarray(positions)] if weights is not None else None
-                        )
-                        with registry.running("metric", plugin, "compute"):
-                            part = instance.compute(rows, quality=sub_quality)
-                        part = registry.check_result("metric", plugin, part, rows=len(rows))
-                        breakdown[source] = {"n": len(positions), "value": float(part.value)}
+            sources = source_positions(project, dataset) if per_source else None
+            result, breakdown = subset_scoring.score_matrix(
+                matrix, instance, plugin, registry, weights=weights, sources=sources,
+                cancel=cancel,
+            )  # fmt: skip
         per_record_set = None
-        if result.per_record is not None:
+        if result.per_record is not None and positions is None:
             per_record_set = _store_per_record(project, dataset, run.id, target, result.per_record)
         progress.finish()
         details = {k: v for k, v in result.details.items() if _jsonable(v)}
-        run.finish(
-            {
-                "value": float(result.value),
-                "n": target.n_rows,
-                "computed_on": resolve.describe(target, run.id),
-                "details": details,
-                "per_source": breakdown,
-                "per_record_set": per_record_set,
-            }
-        )
+        recorded = {
+            "value": float(result.value),
+            "n": n,
+            "computed_on": resolve.describe(target, run.id),
+            "details": details,
+            "per_source": breakdown,
+            "per_record_set": per_record_set,
+        }
+        if subset is not None:
+            recorded.update(subset=subset, vs_random=baseline)
+        run.finish(recorded)
     return ScoreResult(
         metric,
         target,
         float(result.value),
-        target.n_rows,
+        n,
         details,
         breakdown,
         per_record_set,
         run.id,
+        subset,
+        baseline,
     )
 
 

@@ -29,6 +29,7 @@ from vendiscope.gui.dashboard.data import (
 )
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs.background import Loader
+from vendiscope.gui.selection.compare_table import SubsetCompareTable
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
@@ -44,7 +45,7 @@ def _fmt(value: float) -> str:
 
 
 def _score_context(score: ScoreSummary) -> str:
-    text = f"effective distinct examples of {score.n:,}"
+    text = f"effective distinct of {score.n:,} ({score.share:.1%})"
     if score.ci is not None:
         level = f"{score.ci_level:.0%}" if score.ci_level else "CI"
         text += f" · {level} interval {_fmt(score.ci[0])} to {_fmt(score.ci[1])}"
@@ -53,10 +54,28 @@ def _score_context(score: ScoreSummary) -> str:
 
 def _score_tooltip(score: ScoreSummary) -> str:
     when = score.finished_at.strftime("%Y-%m-%d %H:%M") if score.finished_at else "?"
-    return (
+    spread = "" if score.projection_sd is None else f" ± {score.projection_sd:,.2f} (projection)"
+    text = (
         f"Run #{score.run_id} on vector set '{score.vector_set}', order q = {score.q}, "
-        f"computed {when}. {score.value:,.2f} of {score.n:,} records."
+        f"computed {when}. {score.value:,.2f}{spread} of {score.n:,} records "
+        f"({score.share:.1%})."
     )
+    if score.mean_cosine is not None:
+        text += f" Mean cosine similarity between two records: {score.mean_cosine:.2f}."
+    if score.verdict is not None:
+        text += f"\n\n{score.verdict['text']}"
+    return text
+
+
+def _score_note(score: ScoreSummary) -> str:
+    """The mean cosine and the verdict in a few words (the note's tooltip has the sentence)."""
+    from vendiscope.core.metrics.resolution import short_verdict
+
+    parts = [] if score.mean_cosine is None else [f"mean cosine {score.mean_cosine:.2f}"]
+    if short_verdict(score.verdict):
+        parts.append(short_verdict(score.verdict))
+    text = " · ".join(parts)
+    return text[:1].upper() + text[1:]
 
 
 class DashboardView(QWidget):
@@ -178,6 +197,8 @@ class DashboardView(QWidget):
         layout.setSpacing(12)
         layout.addLayout(head)
         layout.addLayout(grid)
+        self.subsets_compare = SubsetCompareTable(document, dataset, hide_when_empty=True)
+        layout.addWidget(self.subsets_compare)  # shown once a subset is scored
         layout.addWidget(bottom, 1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -230,7 +251,13 @@ class DashboardView(QWidget):
     def _score_card(self, key: str, score: ScoreSummary | None, has_vectors: bool) -> None:
         card = self.cards[key]
         if score is not None:
-            card.set_value(_fmt(score.value), _score_context(score), _score_tooltip(score))
+            card.set_value(
+                _fmt(score.value),
+                _score_context(score),
+                _score_tooltip(score),
+                note=_score_note(score),
+                note_tip=score.verdict["text"] if score.verdict else "",
+            )
             return
         if key == "gvendi":
             if has_vectors:

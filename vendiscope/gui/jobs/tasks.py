@@ -165,6 +165,43 @@ def score(
     )
 
 
+def score_subsets(
+    location: str,
+    dataset: str,
+    subsets: list[str],
+    *,
+    metric: str = "gvendi",
+    vector_set: str | None = None,
+    params: dict[str, Any] | None = None,
+    vs_random: int = 20,
+    with_dataset: bool = True,
+    progress: Progress,
+    cancel: CancelToken,
+) -> TaskResult:
+    """The dataset (unless ``with_dataset`` is false) and each subset scored, one run each,
+    each subset against ``vs_random`` random subsets of its size."""
+    from vendiscope.core.metrics.scoring import KIND_FOR_METRIC, score_dataset
+    from vendiscope.core.metrics.subset_scoring import check_request
+
+    plugin = "vendi" if metric in KIND_FOR_METRIC else metric
+    check_request(plugin, subsets[0] if subsets else None, vs_random if subsets else 0)
+    with opened(location) as project:
+        for name in subsets:  # every name checked before any run starts
+            project.subset(dataset, name)
+        common = {"metric": metric, "vector_set": vector_set, "params": params}
+        if with_dataset:
+            score_dataset(project, dataset, progress=progress, cancel=cancel, **common)
+        draws = {"vs_random": vs_random, "progress": progress, "cancel": cancel}
+        results = [score_dataset(project, dataset, subset=n, **draws, **common) for n in subsets]
+    shown = ", ".join(f"{r.subset} {r.value:,.1f} of {r.n:,}" for r in results[:3])
+    more = f" and {len(results) - 3} more" if len(results) > 3 else ""
+    return TaskResult(
+        f"Scored {len(results)} subset{'s' if len(results) != 1 else ''} of '{dataset}': "
+        f"{shown}{more}",
+        {"run_ids": [r.run_id for r in results], "subsets": [r.subset for r in results]},
+    )
+
+
 def near_duplicates(
     location: str,
     dataset: str,

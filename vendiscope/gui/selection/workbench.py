@@ -5,6 +5,8 @@ vector set, quality weights, exclusions, near-duplicate removal, and each method
 parameters (a form built from its ParamSpec). Right, every selection run of the dataset:
 its diversity-vs-budget curve against a random order, on the vector set chosen above the
 chart (G-Vendi's gradients or the embeddings), and a table to save or export a run's subset.
+Below, "Subsets compared": the dataset and each subset scored side by side, with intervals
+and a random baseline; *Score subsets* scores them all as one job.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from vendiscope.core.selection.choices import curve_title
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs import tasks
 from vendiscope.gui.jobs.background import Loader
+from vendiscope.gui.selection.compare_table import SubsetCompareTable
 from vendiscope.gui.selection.data import SelectionRun, WorkbenchState, workbench_state
 from vendiscope.gui.selection.form import SelectionForm, refill
 from vendiscope.gui.widgets.icons import icon
@@ -39,6 +42,10 @@ from vendiscope.gui.windows.document import ProjectDocument
 from vendiscope.gui.windows.tabs import register_view
 
 TIMES = "\u00d7"  # the multiplication sign
+SUBSET_BOOTSTRAP = 50
+"""Bootstrap resamples of each set's interval when the workbench scores the subsets."""
+SUBSET_RANDOM_DRAWS = 20
+"""Random subsets of each subset's size the workbench scores it against."""
 RUN_COLUMNS = ("#", "Method", "k", "Vendi", "Random", "Gain", "Selected on", "Objective", "Subset")
 """The results (Vendi, Random, Gain) come right after the run, where they are always seen."""
 RUN_TIPS = (
@@ -177,10 +184,13 @@ class SelectionWorkbench(QWidget):
         plot_layout.setContentsMargins(0, 0, 0, 0)
         plot_layout.addLayout(head)
         plot_layout.addWidget(self.curves, 1)
+        self.compare = SubsetCompareTable(self.document, self.dataset, with_action=True)
+        self.compare.score_requested.connect(self.score_subsets)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(plot_box)
         splitter.addWidget(table_box)
-        splitter.setSizes([430, 230])
+        splitter.addWidget(self.compare)
+        splitter.setSizes([370, 190, 190])
         return splitter
 
     # ------------------------------------------------------------------ state
@@ -315,6 +325,39 @@ class SelectionWorkbench(QWidget):
             for o in options
         ]
         return self.last_jobs
+
+    def score_subsets(self) -> Any:
+        """Score the dataset and each of its subsets (one job), on the vector set the curves
+        show (else the one selections use), with intervals and a random baseline."""
+        jobs_manager = getattr(self.window_, "jobs", None)
+        if jobs_manager is None or not self.document.is_open or self.state is None:
+            return None
+        names = [name for name, _size in self.state.subsets]
+        if not names:
+            self.form.show_problem("No subsets yet: run a selection first (or save one).")
+            return None
+        kinds = dict(self.state.curve_sets()) | dict(self.state.vector_sets)
+        chosen = self.curve_set.currentData() or next(iter(kinds), None)
+        if chosen is None:
+            self.form.show_problem("Nothing to score on yet: compute embeddings or gradients.")
+            return None
+        from vendiscope.gui.jobs.pipeline import JOBS_IN_PROCESS
+
+        self.form.clear_problem()
+        return jobs_manager.submit(
+            f"Score {len(names):,} subsets of {self.dataset}",
+            tasks.score_subsets,
+            self.document.location,
+            self.dataset,
+            names,
+            metric="gvendi" if kinds.get(chosen) == "gradient" else "vendi",
+            vector_set=chosen,
+            params={"bootstrap": SUBSET_BOOTSTRAP},
+            vs_random=SUBSET_RANDOM_DRAWS,
+            kind="score",
+            dataset=self.dataset,
+            in_process=JOBS_IN_PROCESS,
+        )
 
     def _run_step(self, step: str) -> None:
         runner = getattr(self.window_, "run_action", None)
