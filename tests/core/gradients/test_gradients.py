@@ -157,15 +157,48 @@ def func_reference(
 
 
 # --------------------------------------------------------------------------- rendering
-def test_labels_cover_only_the_response(tokenizer: Any) -> None:
+def test_labels_cover_the_response_and_the_end_of_turn(tokenizer: Any) -> None:
     record = {"prompt": "what is two plus four?", "response": "six, the answer."}
     [encoded] = encode_examples(tokenizer, [record], max_length=512, chat_template=True)
     labelled = [i for i, label in enumerate(encoded.labels) if label != IGNORE]
     assert labelled == list(range(labelled[0], len(encoded)))  # one run, up to the end
-    assert tokenizer.decode([encoded.input_ids[i] for i in labelled]) == record["response"]
+    target = tokenizer.decode([encoded.input_ids[i] for i in labelled])
+    assert target == record["response"] + "<|end|>\n"  # what the template puts after it
     header = tokenizer.decode(encoded.input_ids[: labelled[0]])
     assert header == "<|user|>\nwhat is two plus four?<|end|>\n<|assistant|>\n"
     assert not encoded.truncated and not encoded.empty
+    # the tokens after the generation prompt, as the paper's code (TRL's collator) labels them
+    head = tokenizer.apply_chat_template(
+        [{"role": "user", "content": record["prompt"]}], add_generation_prompt=True
+    )
+    head = list(head["input_ids"] if hasattr(head, "keys") else head)
+    assert encoded.input_ids[: len(head)] == head and labelled[0] == len(head)
+
+
+def test_labels_of_the_response_only(tokenizer: Any) -> None:
+    record = {"prompt": "what is two plus four?", "response": "six, the answer."}
+    [encoded] = encode_examples(
+        tokenizer, [record], max_length=512, chat_template=True, end_of_turn=False
+    )
+    labelled = [i for i, label in enumerate(encoded.labels) if label != IGNORE]
+    assert labelled == list(range(labelled[0], len(encoded)))  # the end-of-turn is dropped
+    assert tokenizer.decode([encoded.input_ids[i] for i in labelled]) == record["response"]
+
+
+def test_system_prompt_setting(tokenizer: Any, model: Any) -> None:
+    record = {"prompt": "what is two plus four?", "response": "six."}
+    [default] = encode_examples(tokenizer, [record], max_length=512, chat_template=True)
+    [custom] = encode_examples(
+        tokenizer, [record], max_length=512, chat_template=True, system_prompt="be brief"
+    )
+    assert not tokenizer.decode(default.input_ids).startswith("<|system|>")
+    assert tokenizer.decode(custom.input_ids).startswith("<|system|>\nbe brief<|end|>\n")
+    assert tokenizer.decode([x for x, y in zip(custom.input_ids, custom.labels) if y != IGNORE])
+    engine = GradientEngine(model, tokenizer, dim=32, system_prompt="be brief", end_of_turn=False)
+    described = engine.describe()
+    assert described["system_prompt"] == "be brief" and described["end_of_turn"] is False
+    assert "end-of-turn" not in described["loss"]
+    assert "end-of-turn" in GradientEngine(model, tokenizer, dim=32).describe()["loss"]
 
 
 def test_loss_is_the_mean_cross_entropy_over_response_tokens(model: Any, tokenizer: Any) -> None:
@@ -215,9 +248,9 @@ def test_long_prompts_lose_their_start_and_keep_the_response(tokenizer: Any) -> 
     [cut] = encode_examples(tokenizer, [record], max_length=40, chat_template=True)
     assert cut.truncated and not whole.truncated and len(cut) == 40
     response = [x for x, label in zip(cut.input_ids, cut.labels, strict=True) if label != IGNORE]
-    assert tokenizer.decode(response) == "six, the answer."
+    assert tokenizer.decode(response) == "six, the answer.<|end|>\n"
     assert tokenizer.decode(cut.input_ids[:2]) == "<|user|>\n"  # the template header stays
-    assert tokenizer.decode(cut.input_ids).endswith("<|assistant|>\nsix, the answer.")
+    assert tokenizer.decode(cut.input_ids).endswith("<|assistant|>\nsix, the answer.<|end|>\n")
     [tiny] = encode_examples(tokenizer, [record], max_length=8, chat_template=True)
     assert tiny.truncated and len(tiny) == 8 and tiny.n_targets > 0
 

@@ -77,6 +77,8 @@ class GradientEngine:
         exact_method: str = "loop",
         logra_rank: int | None = None,
         precision: str = "auto",
+        end_of_turn: bool = True,
+        system_prompt: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
@@ -85,6 +87,8 @@ class GradientEngine:
                 f"unknown precision '{precision}' (choose one of: {', '.join(PRECISIONS)})"
             )
         self.precision = precision
+        self.end_of_turn = end_of_turn
+        self.system_prompt = system_prompt
         self.model = model
         self.tokenizer = tokenizer
         self.mode = mode
@@ -116,7 +120,11 @@ class GradientEngine:
             "seed": self.projector.seed,
             "max_length": self.max_length,
             "precision": f"{self.autocast} autocast" if self.autocast else "float32",
-            "loss": "mean cross-entropy over the response tokens (whole text without a response)",
+            "loss": _loss_description(self.end_of_turn),
+            "end_of_turn": self.end_of_turn,
+            "system_prompt": "the template's default"
+            if self.system_prompt is None
+            else self.system_prompt,
         }
         out["projection"] = self.projector.kind
         if self.logra is not None:
@@ -143,7 +151,12 @@ class GradientEngine:
 
     def encode(self, records: Sequence[dict[str, str | None]]) -> list[Encoded]:
         return encode_examples(
-            self.tokenizer, records, max_length=self.max_length, chat_template=True
+            self.tokenizer,
+            records,
+            max_length=self.max_length,
+            chat_template=True,
+            end_of_turn=self.end_of_turn,
+            system_prompt=self.system_prompt,
         )
 
     def features(
@@ -242,6 +255,11 @@ def cancel_checks(model: Any, cancel: CancelToken, *, backward: bool = True) -> 
     finally:
         for handle in handles:
             handle.remove()
+
+
+def _loss_description(end_of_turn: bool) -> str:
+    labelled = "the response and the end-of-turn tokens" if end_of_turn else "the response"
+    return f"mean cross-entropy over {labelled} (the whole text when there is no response)"
 
 
 def _normalise(rows: torch.Tensor) -> torch.Tensor:

@@ -5,9 +5,18 @@ A record is a dict with any of ``prompt``, ``response`` and ``text``:
 - with a response, it is rendered as a two-turn conversation (user = the prompt, or the
   text when there is no prompt; assistant = the response) with the tokenizer's chat template,
   or as ``"prompt\\n\\nresponse"`` when the tokenizer has none (or ``chat_template=False``).
-  Only the tokens of the response carry a label; the prompt and every template token get
-  ``-100``. Template tokens after the response are dropped: with a causal model they cannot
-  change the loss on the response.
+  The tokens of the response carry a label; the prompt and the template tokens before the
+  response get ``-100``. The template tokens after the response (the end-of-turn marker,
+  e.g. ``<|im_end|>\\n``) are labelled too with ``end_of_turn=True`` — supervised
+  fine-tuning trains on them (the model learns to stop), and so does the paper's code
+  (TRL's completion-only collator labels everything after the assistant header) — or
+  dropped with ``end_of_turn=False`` (with a causal model they cannot change the loss on
+  the response). Plain rendering with ``end_of_turn`` appends the tokenizer's end-of-text
+  token to the response.
+- ``system_prompt=None`` keeps what the chat template inserts when a conversation has no
+  system turn (SmolLM2 and Qwen2.5 insert a default system prompt, as the paper's code
+  renders it); a string is used as the system message instead (``""``: an empty system
+  turn, without the default text).
 - without a response, the whole text (``text``, else ``prompt``) is the target: every
   token is labelled (the first one has no context, so it is ``-100`` too).
 
@@ -54,6 +63,13 @@ class Encoded:
 
 
 @dataclass(frozen=True)
+class _Style:
+    template: bool  # render with the tokenizer's chat template
+    end_of_turn: bool  # label the template tokens after the response
+    system_prompt: str | None  # None: what the template inserts
+
+
+@dataclass(frozen=True)
 class _Rendered:
     text: str
     prompt: tuple[int, int]  # character span of the prompt (may be empty)
@@ -72,12 +88,14 @@ def encode_examples(
     *,
     max_length: int,
     chat_template: bool,
+    end_of_turn: bool = True,
+    system_prompt: str | None = None,
 ) -> list[Encoded]:
     """Encode ``records`` (see the module docstring for the rules)."""
     if max_length < 2:
         raise ValueError(f"max_length must be at least 2, not {max_length}")
-    use_template = chat_template and has_chat_template(tokenizer)
-    rendered = [_render(tokenizer, record, use_template) for record in records]
+    style = _Style(chat_template and has_chat_template(tokenizer), end_of_turn, system_prompt)
+    rendered = [_render(tokenizer, record, style) for record in records]
     tokens = _tokenize(tokenizer, rendered)
     return [
         _encode(r, ids, offsets, max_length)
@@ -89,18 +107,21 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ("" if value is None else str(value))
 
 
-def _render(tokenizer: Any, record: dict[str, Any], use_template: bool) -> _Rendered:
+def _render(tokenizer: Any, record: dict[str, Any], style: _Style) -> _Rendered:
     prompt, response = _text(record.get("prompt")), _text(record.get("response"))
     text = _text(record.get("text"))
     if not response.strip():
         whole = text if text.strip() else prompt
         return _Rendered(whole, (0, 0), (0, len(whole)), True, True)
     user = prompt if prompt.strip() else text
-    if not use_template:
+    if not style.template:
         head = f"{user}\n\n" if user else ""
-        full = head + response
+        eos = getattr(tokenizer, "eos_token", None) if style.end_of_turn else None
+        full = head + response + (eos if isinstance(eos, str) else "")
         return _Rendered(full, (0, len(user)), (len(head), len(full)), True, False)
     messages = [{"role": "user", "content": user}, {"role": "assistant", "content": response}]
+    if style.system_prompt is not None:
+        messages.insert(0, {"role": "system", "content": style.system_prompt})
     full = tokenizer.apply_chat_template(messages, tokenize=False)
     target = _locate(full, response)
     if target is None:
@@ -109,6 +130,8 @@ def _render(tokenizer: Any, record: dict[str, Any], use_template: bool) -> _Rend
             "use plain rendering (chat_template=False)"
         )
     prompt_span = _locate(full[: target[0]], user) if user else None
+    if style.end_of_turn:
+        target = (target[0], len(full))
     return _Rendered(full, prompt_span or (target[0], target[0]), target, False, False)
 
 
@@ -165,7 +188,7 @@ def _encode(r: _Rendered, ids: list[int], offsets: list[tuple], max_length: int)
     last = max((i for i, t in enumerate(target) if t), default=-1)
     if last < 0:
         return Encoded([], [], False)
-    ids, target = ids[: last + 1], target[: last + 1]  # template tokens after the response
+    ids, target = ids[: last + 1], target[: last + 1]  # unlabelled tokens after the target
     excess = len(ids) - max_length
     truncated = excess > 0
     if excess > 0:

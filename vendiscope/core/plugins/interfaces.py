@@ -157,6 +157,15 @@ class Featurizer(ABC):
         """Plain facts about the features worth recording with a run (JSON-serialisable)."""
         return {}
 
+    def params_for_rows(self, n_rows: int) -> dict[str, Any]:
+        """Parameters to settle before a job over ``n_rows`` records (default: none).
+
+        A featurizer whose settings depend on the data's size (e.g. an automatic projection
+        dimension) returns them here; the job creates the featurizer again with them, so
+        every chunk, worker and resumed run computes the same vectors.
+        """
+        return {}
+
 
 # --------------------------------------------------------------------------- metrics
 @dataclass

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from vendiscope.api import Choices, Featurizer, Range
+from vendiscope.core.gradients.dims import PAPER_DIM, auto_dim
 from vendiscope.core.gradients.features import MODES, PRECISIONS, GradientEngine, resolve_device
 from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
 from vendiscope.core.gradients.sketch import KINDS
@@ -24,7 +25,9 @@ if TYPE_CHECKING:
 
     from vendiscope.api import CancelToken, Progress
 
-VERSION = "v1"  # bump when the computation changes, so stored vectors are not mixed
+# bump when the computation changes, so stored vectors are not mixed
+# (v2: end-of-turn tokens labelled, system prompt setting)
+VERSION = "v2"
 
 
 class GradientFeaturizer(Featurizer):
@@ -39,8 +42,13 @@ class GradientFeaturizer(Featurizer):
         ``"fast"`` (LoGra-style, batched) or ``"exact"`` (true per-example gradients).
     parameters
         ``"all"``, ``"linear"`` or ``"last-N-blocks-linear"`` (e.g. ``"last-4-blocks-linear"``).
-    dim, seed
-        Output dimension and seed of the random projections.
+    dim
+        Output dimension of the random projection. ``None`` (default): chosen from the
+        dataset's size when a gradients job computes it (1,024, the paper's setting, for
+        large sets, up to 16,384 for small ones, see ``core/gradients/dims.py``); 1,024 when
+        :meth:`featurize` is called directly.
+    seed
+        Seed of the random projections.
     device
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``...
     batch_size
@@ -53,6 +61,13 @@ class GradientFeaturizer(Featurizer):
     precision
         ``"auto"`` (bf16 autocast on CUDA GPUs with bf16, float32 elsewhere), ``"float32"``,
         or ``"bfloat16"`` (autocast on any device; faster on CPUs with native bf16).
+    end_of_turn
+        Label the chat template's tokens after the response (``<|im_end|>``), as supervised
+        fine-tuning and the paper's code do (default), or only the response.
+    system_prompt
+        ``None``: the system prompt the chat template inserts by default (SmolLM2's and
+        Qwen2.5's do, as the paper's code renders it); a text: that system message
+        instead (``""`` for an empty one).
     """
 
     def __init__(
@@ -60,13 +75,15 @@ class GradientFeaturizer(Featurizer):
         model: str | None = None,
         mode: Annotated[str, Choices(*MODES)] = "fast",
         parameters: str = "all",
-        dim: Annotated[int, Range(1)] = 1024,
+        dim: Annotated[int | None, Range(1)] = None,
         seed: Annotated[int, Range(0)] = 0,
         device: str = "auto",
         batch_size: Annotated[int | None, Range(1)] = None,
         max_length: Annotated[int, Range(2)] = 512,
         projection: Annotated[str, Choices(*KINDS)] = "sparse",
         precision: Annotated[str, Choices(*PRECISIONS)] = "auto",
+        end_of_turn: bool = True,
+        system_prompt: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
@@ -79,18 +96,25 @@ class GradientFeaturizer(Featurizer):
             raise ValueError(
                 f"unknown precision '{precision}' (choose one of: {', '.join(PRECISIONS)})"
             )
-        if int(dim) < 1 or int(max_length) < 2 or (batch_size is not None and batch_size < 1):
+        if (
+            (dim is not None and int(dim) < 1)
+            or int(max_length) < 2
+            or (batch_size is not None and batch_size < 1)
+        ):
             raise ValueError("dim and batch_size must be positive, max_length at least 2")
         self.model = model
         self.mode = mode
         self.parameters = parameters
-        self._dim = int(dim)
+        self._auto_dim = dim is None
+        self._dim = PAPER_DIM if dim is None else int(dim)
         self.seed = int(seed)
         self.device = device
         self.batch_size = batch_size
         self.max_length = int(max_length)
         self.projection = projection
         self.precision = precision
+        self.end_of_turn = bool(end_of_turn)
+        self.system_prompt = system_prompt
         self._engine: GradientEngine | None = None
         self._info: dict[str, Any] = {}
 
@@ -104,8 +128,13 @@ class GradientFeaturizer(Featurizer):
             f"gradients/{VERSION} model={model_label(self.model)} mode={self.mode} "
             f"parameters={self.parameters} dim={self._dim} seed={self.seed} "
             f"max_length={self.max_length} projection={self.projection} "
-            f"precision={self.precision}"
+            f"precision={self.precision} end_of_turn={self.end_of_turn}"
+            + ("" if self.system_prompt is None else f" system_prompt={self.system_prompt!r}")
         )
+
+    def params_for_rows(self, n_rows: int) -> dict[str, Any]:
+        """``{"dim": ...}`` for ``n_rows`` records when ``dim`` was left automatic."""
+        return {"dim": auto_dim(n_rows)} if self._auto_dim else {}
 
     def engine(self) -> GradientEngine:
         """The loaded model and projections (loaded on first use, then kept)."""
@@ -123,6 +152,8 @@ class GradientFeaturizer(Featurizer):
                 batch_size=self.batch_size,
                 max_length=self.max_length,
                 precision=self.precision,
+                end_of_turn=self.end_of_turn,
+                system_prompt=self.system_prompt,
             )
         return self._engine
 
