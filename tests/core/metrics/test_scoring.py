@@ -115,3 +115,18 @@ def test_default_sets_and_clear_errors(project, featurized, registry) -> None:
     with pytest.raises(ProjectError, match="needs a vector set"):
         score_dataset(project, featurized, metric="count", registry=registry)
     assert sorted(source_positions(project, featurized)) == ["s0", "s1", "s2"]
+
+
+def test_gradient_scores_carry_the_projection_error(project, tmp_path) -> None:
+    import_dataset(project, write_jsonl(tmp_path / "g.jsonl", qa_rows(40)), name="g")
+    rng = np.random.default_rng(0)
+    rows = rng.standard_normal((40, 256)).astype(np.float32)
+    vectors.write_matrix(project, "g", "gradients/fast", rows, kind="gradient", model="toy", params={})
+    vectors.write_matrix(project, "g", "features", rows, kind="feature", model="toy", params={})
+    found = score_dataset(project, "g", metric="gvendi")
+    error = found.details["projection_error"]
+    assert error["method"] == "re-projection" and error["rows"] == 40
+    assert error["sd"] > 0 and error["shift"] < 0  # the projection's noise lowers the score
+    assert project.run(found.run_id).result["details"]["projection_error"] == error
+    plain = score_dataset(project, "g", metric="vendi", vector_set="features")
+    assert "projection_error" not in plain.details  # not a random projection

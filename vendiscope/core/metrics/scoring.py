@@ -165,7 +165,7 @@ def score_dataset(
             sources = source_positions(project, dataset) if per_source else None
             result, breakdown = subset_scoring.score_matrix(
                 matrix, instance, plugin, registry, weights=weights, sources=sources,
-                cancel=cancel,
+                cancel=cancel, projected=target.kind == "gradient",
             )  # fmt: skip
         per_record_set = None
         if result.per_record is not None and positions is None:

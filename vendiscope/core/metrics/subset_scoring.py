@@ -84,14 +84,31 @@ def score_matrix(
     weights: np.ndarray | None,
     sources: dict[str, list[int]] | None,
     cancel: CancelToken,
+    projected: bool = False,
 ) -> tuple[MetricResult, dict[str, dict[str, float]]]:
-    """The metric over ``matrix``, and over each source's rows (``sources``: row indices)."""
+    """The metric over ``matrix``, and over each source's rows (``sources``: row indices).
+
+    ``projected`` (random projections, e.g. gradients): the built-in Vendi metric's details
+    get ``projection_error``, how much the projection moved the score
+    (:mod:`vendiscope.core.metrics.projection_error`).
+    """
     import numpy as np
+
+    from vendiscope.core.metrics.projection_error import projection_error
 
     with registry.running("metric", plugin, "compute"):
         result = instance.compute(matrix, quality=weights)
     registry.check_result("metric", plugin, result, rows=len(matrix))
     cancel.raise_if_cancelled()
+    if projected and plugin == "vendi" and len(matrix) >= 2:
+        found = projection_error(matrix, q=float(getattr(instance, "q", 1.0)))
+        scale = float(result.value) / float(result.details.get("effective_number") or 1.0)
+        result.details["projection_error"] = {  # in the result's units (quality-weighted)
+            **found,
+            "sd": found["sd"] * scale,
+            "shift": found["shift"] * scale,
+        }
+        cancel.raise_if_cancelled()
     breakdown: dict[str, dict[str, float]] = {}
     for source, positions in (sources or {}).items():
         cancel.raise_if_cancelled()
@@ -138,8 +155,9 @@ def score_subset(
     sub_weights = weights[index] if weights is not None else None
     sources = _subset_sources(project, dataset, positions) if per_source else None
     result, breakdown = score_matrix(
-        matrix, instance, plugin, registry, weights=sub_weights, sources=sources, cancel=cancel
-    )
+        matrix, instance, plugin, registry, weights=sub_weights, sources=sources, cancel=cancel,
+        projected=target.kind == "gradient",
+    )  # fmt: skip
     baseline = None
     if full is not None:
         baseline = random_baseline(
