@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from vendiscope.cli._app import DatasetArg, ProjectArg, app
+from vendiscope.cli import _json_output
+from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._output import console, plugin_params, reports_errors
 from vendiscope.cli._scale import AddressOpt, EngineOpt, GpusOpt, WorkersOpt, engine_choice
 
@@ -46,6 +47,7 @@ def gradients(
         int | None,
         typer.Option(min=1, help="Records per committed chunk (a resume point); default 256."),
     ] = None,
+    json: JsonOpt = False,
 ) -> None:
     """Compute projected per-example gradients of a proxy LM (the features of G-Vendi).
 
@@ -70,6 +72,9 @@ def gradients(
             found = estimate_features(
                 opened, dataset, params=params, name=name, progress=RichProgress()
             )
+        if json:
+            _json_output.emit(_json_output.estimate_document(dataset, found))
+            return
         console.print(f"gradients of {dataset}: {found.describe()}", soft_wrap=True)
         return
     with Project.open(project) as opened:
@@ -82,12 +87,22 @@ def gradients(
             engine=engine_choice(engine, address, workers, gpus_per_worker),
             progress=RichProgress(),
         )
+    if json:
+        next_command = _json_output.command_line(
+            "vendiscope", "score", project, dataset, "--metric", "gvendi"
+        )
+        document = _json_output.vector_job_document(dataset, result, next_command=next_command)
+        document["featurized"] = result.counts.get("featurized", 0)
+        _json_output.emit(document)
+        return
     vs = result.vector_set
     if result.already_complete:
         console.print(f"vector set [bold]{vs.name}[/] is already complete ({vs.n_rows} x {vs.dim})")
         return
     resumed = f", resumed at row {result.resumed_from}" if result.resumed_from else ""
+    counts = result.counts
+    done = f" ({counts.get('featurized', 0)} computed, {counts.get('reused', 0)} reused)"
     console.print(
         f"vector set [bold]{vs.name}[/]: {vs.n_rows} x {vs.dim} in {result.seconds:.1f} s"
-        f"{resumed}; next: `vendiscope score PROJECT {dataset} --metric gvendi`"
+        f"{done}{resumed}; next: `vendiscope score PROJECT {dataset} --metric gvendi`"
     )

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from vendiscope.cli import _json_output
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._output import console, plugin_params, reports_errors
 from vendiscope.cli._scale import AddressOpt, EngineOpt, GpusOpt, WorkersOpt, engine_choice
@@ -55,6 +56,7 @@ def embed(
         int | None,
         typer.Option(min=1, help="Records per committed chunk (a resume point); default 4096."),
     ] = None,
+    json: JsonOpt = False,
 ) -> None:
     """Compute sentence embeddings for a dataset (resumes an interrupted run)."""
     from vendiscope.cli._progress import RichProgress
@@ -72,6 +74,9 @@ def embed(
                 opened, dataset, embedder=embedder, params=params, field=field, name=name,
                 progress=RichProgress(),
             )  # fmt: skip
+        if json:
+            _json_output.emit(_json_output.estimate_document(dataset, found))
+            return
         console.print(f"embeddings of {dataset}: {found.describe()}", soft_wrap=True)
         return
     with Project.open(project) as opened:
@@ -87,6 +92,12 @@ def embed(
             **({"chunk_rows": chunk_rows} if chunk_rows else {}),
             progress=RichProgress(),
         )
+    if json:
+        document = _json_output.vector_job_document(dataset, result)
+        for key in ("embedded", "empty", "truncated"):
+            document[key] = result.counts.get(key, 0)
+        _json_output.emit(document)
+        return
     vs = result.vector_set
     counts = result.counts
     if result.already_complete:
@@ -115,7 +126,6 @@ def list_vectors(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False
     """List the vector sets of a dataset."""
     from rich.table import Table
 
-    from vendiscope.cli._printing import print_json
     from vendiscope.core.store import vectors
     from vendiscope.core.store.project import Project
     from vendiscope.core.vectors.resume import resume_command
@@ -129,7 +139,7 @@ def list_vectors(project: ProjectArg, dataset: DatasetArg, json: JsonOpt = False
         for s, state in zip(sets, states, strict=True)
     ]
     if json:
-        print_json(
+        _json_output.emit(
             [
                 {**s.__dict__, "state": state.state, "state_text": state.describe(command),
                  "resume_command": command}

@@ -154,7 +154,7 @@ def test_a_plugin_error_stops_the_job_and_a_rerun_resumes(cluster, registry, tmp
         import_dataset(project, source, name="e")
         featurize_dataset(
             project, "e", featurizer="toy", chunk_rows=10, registry=registry, engine="local",
-            name="toy",
+            name="toy", reuse=False,
         )  # fmt: skip
         assert np.array_equal(got, vectors.load(project, "e", "toy"))
 

@@ -3,8 +3,9 @@
 Built on :mod:`vendiscope.core.vectors.job`: each chunk is committed on its own and a killed or
 cancelled job resumes from its last committed chunk with the same result. Chunks are embedded
 in this process or, with ``engine="ray"``, by Ray actors (:mod:`vendiscope.core.vectors.engines`).
-Texts whose content hash already has a vector from the same model (in any dataset of the
-project) are copied instead of embedded again, and each distinct text is embedded once.
+Texts whose content hash already has a vector from the same model and field (in any dataset
+of the project, :mod:`vendiscope.core.vectors.reuse`) are copied instead of embedded again,
+and each distinct text is embedded once.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.io.fields import FieldMapping
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
-from vendiscope.core.store import vectors
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.vectors import DEFAULT_CHUNK_ROWS, VectorSetInfo
+from vendiscope.core.store.vectors import DEFAULT_CHUNK_ROWS
 from vendiscope.core.vectors.engines import Engine, PluginWorker, get_engine
 from vendiscope.core.vectors.job import (
     CALIBRATION_RECORDS,
+    COMMIT_SECONDS,
     ChunkResult,
     ChunkTasks,
     JobEstimate,
@@ -32,6 +33,7 @@ from vendiscope.core.vectors.job import (
     measure,
     run_vector_job,
 )
+from vendiscope.core.vectors.reuse import ReuseCache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,12 +73,13 @@ def embed_dataset(
     params: dict[str, Any] | None = None,
     field: str = "auto",
     name: str | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int | None = None,
     reuse: bool = True,
     registry: PluginRegistry | None = None,
     engine: str | Engine | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    commit_seconds: float = COMMIT_SECONDS,
 ) -> VectorJobResult:
     """Embed every record of ``dataset`` into the vector set ``name`` (created or resumed).
 
@@ -87,8 +90,13 @@ def embed_dataset(
     field
         Which text to embed: ``prompt``, ``response``, ``prompt+response``, ``text``, ``all``,
         or ``auto``.
+    chunk_rows
+        Rows per committed chunk; ``None``: up to 4,096, fewer when the first rows timed say
+        a chunk would take more than half of ``commit_seconds`` (a new set; a resumed one
+        keeps its own).
     reuse
-        Copy vectors of identical records from complete vector sets made with the same model.
+        Copy vectors of identical records (same content hash) from committed chunks of other
+        vector sets made with the same model and field.
     engine
         Where chunks are embedded: ``"local"`` (this process), ``"ray"``, an
         :class:`~vendiscope.core.vectors.engines.Engine`, or ``None`` for the environment's default
@@ -102,7 +110,7 @@ def embed_dataset(
     instance: Embedder = (registry or default_registry()).create("embedder", embedder, **params)
     worker = EmbedWorker(type(instance), params, instance)
     chosen = get_engine(engine)
-    n_chunks = -(-project.dataset(dataset).row_count // chunk_rows)
+    n_chunks = -(-project.dataset(dataset).row_count // (chunk_rows or DEFAULT_CHUNK_ROWS))
     with chosen.start(worker, max_workers=n_chunks) as session:
         identity = session.identity()
         config = {
@@ -120,14 +128,25 @@ def embed_dataset(
             model_id=identity["model_id"],
             config=config,
             dim=identity["dim"],
-            chunk_rows=chunk_rows,
+            chunk_rows=chunk_rows or DEFAULT_CHUNK_ROWS,
             description=f"Embedding {dataset} ({field})",
             identity=("embedder", "field", "model_id"),
+            size_chunks=chunk_rows is None,
         )
-        cache = _VectorCache(project, job) if reuse else None
+        cache = None
+        if reuse:
+            same = {"model_id": job.model_id, "field": field}
+            cache = ReuseCache(project, dataset=dataset, name=job.name, dim=job.dim, same=same,
+                               kinds=("embedding",))  # fmt: skip
         tasks = _embedding_tasks(worker, field, job.dim, cache)
         return run_vector_job(
-            project, job, tasks, session=session, progress=progress, cancel=cancel
+            project,
+            job,
+            tasks,
+            session=session,
+            progress=progress,
+            cancel=cancel,
+            commit_seconds=commit_seconds,
         )
 
 
@@ -188,23 +207,23 @@ class EmbedWorker(PluginWorker):
 
 
 def _embedding_tasks(
-    worker: EmbedWorker, field: str, dim: int, cache: _VectorCache | None
+    worker: EmbedWorker, field: str, dim: int, cache: ReuseCache | None
 ) -> ChunkTasks:
     """Driver side of a chunk: reuse cached vectors, send each distinct new text once."""
     import numpy as np
 
-    def prepare(records: Sequence[RecordRow]) -> tuple[list[str], Any]:
+    def prepare(records: Sequence[RecordRow]) -> tuple[list[str] | None, Any]:
         texts = [text_of(r, field) for r in records]
         hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
         distinct: dict[str, list[int]] = {}
         for slot, text in enumerate(texts):
             if slot not in hits:
                 distinct.setdefault(text, []).append(slot)
-        return list(distinct), (texts, hits, distinct)
+        return (list(distinct) or None), (texts, hits, distinct)
 
     def assemble(records: Sequence[RecordRow], state: Any, output: Any) -> ChunkResult:
         texts, hits, distinct = state
-        embedded, truncated = output
+        embedded, truncated = output if output is not None else (None, 0)
         chunk = np.empty((len(records), dim), dtype=np.float32)
         for slot, vector in hits.items():
             chunk[slot] = vector
@@ -222,34 +241,3 @@ def _embedding_tasks(
         )
 
     return ChunkTasks(worker, prepare, assemble)
-
-
-class _VectorCache:
-    """Vectors of identical records (same content hash) in complete sets of the same model."""
-
-    def __init__(self, project: Project, job: VectorJob) -> None:
-        self._project = project
-        self._sources: list[tuple[VectorSetInfo, dict[str, int]]] = []
-        for dataset in project.datasets():
-            for found in vectors.list_sets(project, dataset.name):
-                same_model = found.params.get("model_id") == job.model_id
-                same_field = found.params.get("field") == job.config["field"]
-                complete = found.status == vectors.COMPLETE and found.dim == job.dim
-                itself = dataset.name == job.dataset and found.name == job.name
-                if same_model and same_field and complete and not itself:
-                    self._sources.append((found, project.content_hash_positions(dataset.name)))
-
-    def lookup(self, hashes: Sequence[str]) -> dict[int, np.ndarray]:
-        """Slot -> vector for the hashes some source already has."""
-        found: dict[int, np.ndarray] = {}
-        for source, positions in self._sources:
-            wanted = [
-                (slot, positions[h])
-                for slot, h in enumerate(hashes)
-                if slot not in found and h in positions
-            ]
-            if wanted:
-                rows = vectors.read_rows(self._project, source, [p for _, p in wanted])
-                for (slot, _), row in zip(wanted, rows, strict=True):
-                    found[slot] = row
-        return found

@@ -9,6 +9,13 @@ set. Embeddings and gradient features are both such jobs.
 worker on a few records spread over the dataset, and extrapolates to the records left to do
 (:class:`JobEstimate`), so the estimate is of this machine and this data.
 
+Commit by time: a job whose ``size_chunks`` is set (embeddings and features, unless a chunk
+size is given) computes its first :data:`PROBE_ROWS` rows in one timed call before it
+creates the set, and sizes the set's chunks so one takes about half of
+:data:`COMMIT_SECONDS` at that rate (at most ``chunk_rows``; the rows computed are kept), so
+a slow model still commits about once a minute. The size is the set's
+for good: a resume uses the stored one, so chunk ``i`` always holds the same rows.
+
 A job that can also run on another engine (:mod:`vendiscope.core.vectors.engines`, e.g. Ray actors)
 supplies :class:`ChunkTasks` instead: ``prepare`` (on the driver: records to a picklable
 payload), a :class:`~vendiscope.core.vectors.engines.ChunkWorker` (wherever the engine runs it:
@@ -20,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, this_process
@@ -33,6 +40,14 @@ from vendiscope.core.vectors.engines import ChunkWorker, EngineSession, LocalEng
 
 if TYPE_CHECKING:
     import numpy as np
+
+COMMIT_SECONDS = 60.0
+"""A sized job commits at least about this often (see the module's docstring)."""
+CHUNK_SHARE = 0.5
+"""A sized chunk should take this share of ``commit_seconds`` at the first rows' rate: room
+for rows slower than the first."""
+PROBE_ROWS = 8
+"""The first rows, computed in one timed call, that size a new set's chunks."""
 
 
 @dataclass
@@ -66,6 +81,8 @@ class VectorJob:
     chunk_rows: int = vectors.DEFAULT_CHUNK_ROWS
     description: str = ""
     identity: tuple[str, ...] = ("model_id",)
+    size_chunks: bool = False
+    """``chunk_rows`` is the most: smaller when the first rows say a chunk would take long."""
 
 
 class ChunkProgress:
@@ -102,7 +119,9 @@ class ChunkTasks:
 
     ``prepare(records)`` returns ``(payload, state)``: the payload goes to the worker, the
     state stays on the driver; ``assemble(records, state, output)`` turns the worker's output
-    into the chunk's :class:`ChunkResult`.
+    into the chunk's :class:`ChunkResult`. A payload of ``None`` means nothing to compute
+    (every row reused): the chunk is assembled (with output ``None``) and committed on the
+    driver, without the engine.
     """
 
     worker: ChunkWorker
@@ -141,17 +160,24 @@ def run_vector_job(
     session: EngineSession | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    commit_seconds: float = COMMIT_SECONDS,
 ) -> VectorJobResult:
     """Create or resume ``job``'s vector set and fill its missing chunks with ``compute``.
 
     ``session`` holds the engine's workers (default: this process, chunk after chunk). The
     chunks are committed as the engine returns them, in any order; one another writer
-    committed first (two jobs on one set) is left as it is.
+    committed first (two jobs on one set) is left as it is. With ``job.size_chunks``, a new
+    set's chunks are sized so one takes about half of ``commit_seconds``.
     """
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
     tasks = as_tasks(compute)
+    existing = next(
+        (s for s in vectors.list_sets(project, job.dataset) if s.name == job.name), None
+    )
+    if existing is not None and job.size_chunks:  # resume with the set's own chunk size
+        job = replace(job, chunk_rows=existing.chunk_rows, size_chunks=False)
     settings = {
         "kind": job.kind,
         "model": job.model_id,
@@ -160,9 +186,6 @@ def run_vector_job(
         "chunk_rows": job.chunk_rows,
         "identity": job.identity,
     }
-    existing = next(
-        (s for s in vectors.list_sets(project, job.dataset) if s.name == job.name), None
-    )
     if existing is not None and existing.status == vectors.COMPLETE:
         vectors.open_for_writing(project, job.dataset, job.name, **settings)  # refuses changes
         return VectorJobResult(existing, existing.n_rows, {}, 0.0, already_complete=True)
@@ -187,8 +210,9 @@ def run_vector_job(
         if session is None:
             session = LocalEngine().start(tasks.worker)
         try:
+            sized = _Sizing(job, commit_seconds)
             target, resumed_from = _fill(
-                project, job, tasks, settings, run.id, session, counts, progress, cancel
+                project, job, tasks, settings, run.id, session, counts, progress, cancel, sized
             )
         finally:
             if own_session:
@@ -197,6 +221,64 @@ def run_vector_job(
         summary = {"rows": target.n_rows, "dim": target.dim, "resumed_from": resumed_from, **counts}
         run.finish(summary, seconds=seconds)
     return VectorJobResult(target, resumed_from, counts, seconds)
+
+
+@dataclass
+class _Sizing:
+    """The chunk size of a new sized set, and the first rows, computed to choose it (kept:
+    they are the set's first rows, committed with their chunks)."""
+
+    job: VectorJob
+    commit_seconds: float
+    rows: ChunkResult | None = None
+
+    def probe(
+        self,
+        project: Project,
+        tasks: ChunkTasks,
+        session: EngineSession,
+        cancel: CancelToken,
+    ) -> int:
+        """Compute the first :data:`PROBE_ROWS` rows in one call, timed; the chunk size.
+
+        One call of several rows, as a chunk's batches are: a model with a large cost per
+        call (a batch's projections) would look many times slower per row on one row alone.
+        """
+        n = project.dataset(self.job.dataset).row_count
+        records = project.records(self.job.dataset, 0, min(n, PROBE_ROWS))
+        if not records:
+            return self.job.chunk_rows
+        cancel.raise_if_cancelled()
+        payload, state = tasks.prepare(records)
+        output, seconds = None, 0.0
+        if payload is not None:
+            started = time.perf_counter()
+            ((_, output),) = list(session.map([(-1, payload)], cancel=cancel))
+            seconds = time.perf_counter() - started
+        self.rows = tasks.assemble(records, state, output)
+        if payload is None:  # every row reused: nothing says how fast the model is
+            return self.job.chunk_rows
+        per_row = seconds / max(len(payload), 1)
+        rows = int(self.commit_seconds * CHUNK_SHARE / max(per_row, 1e-9))
+        return max(1, min(self.job.chunk_rows, rows))
+
+    def take(self, start: int, stop: int) -> ChunkResult | None:
+        """The probed rows of chunk ``[start, stop)`` (its first rows, or all of them); the
+        probe's counts go with the first chunk."""
+        if self.rows is None or start >= len(self.rows.vectors):
+            return None
+        counts = dict(self.rows.counts) if start == 0 else {}
+        return ChunkResult(self.rows.vectors[start:stop], counts)
+
+
+def _joined(head: ChunkResult, rest: ChunkResult) -> ChunkResult:
+    """The rows of ``head`` then ``rest``, with their counts added."""
+    import numpy as np
+
+    counts = dict(head.counts)
+    for key, value in rest.counts.items():
+        counts[key] = counts.get(key, 0) + value
+    return ChunkResult(np.concatenate([head.vectors, rest.vectors]), counts)
 
 
 def _fill(
@@ -209,17 +291,43 @@ def _fill(
     counts: dict[str, int],
     progress: Progress,
     cancel: CancelToken,
+    sized: _Sizing,
 ) -> tuple[VectorSetInfo, int]:
     """Open the set for writing, fill its missing chunks, and mark it complete."""
+    import numpy as np
+
+    description = job.description or f"{job.kind} {job.dataset}"
+    if job.size_chunks:
+        progress.start(description, total=project.dataset(job.dataset).row_count, unit="records")
+        settings = {**settings, "chunk_rows": sized.probe(project, tasks, session, cancel)}
+        made = next(
+            (s for s in vectors.list_sets(project, job.dataset) if s.name == job.name), None
+        )
+        if made is not None:  # another job created it meanwhile: its chunk size holds
+            settings["chunk_rows"] = made.chunk_rows
     target = vectors.open_for_writing(project, job.dataset, job.name, run_id=run_id, **settings)
     done = vectors.committed_chunks(project, target)
     resumed_from = sum(len(range(*target.chunk_range(i))) for i in done)
-    progress.start(
-        job.description or f"{job.kind} {job.dataset}", total=target.n_rows, unit="records"
-    )
+    if not job.size_chunks:
+        progress.start(description, total=target.n_rows, unit="records")
     progress.update(resumed_from)
     completed = resumed_from
-    held: dict[int, tuple[Sequence[RecordRow], Any]] = {}
+    held: dict[int, tuple[Sequence[RecordRow], Any, ChunkResult | None]] = {}
+
+    def commit(index: int, output: Any) -> None:
+        nonlocal completed
+        records, state, head = held.pop(index)
+        if records:
+            outcome = tasks.assemble(records, state, output)
+        else:
+            outcome = ChunkResult(np.empty((0, target.dim), dtype=np.float32))
+        if head is not None:  # the chunk's first rows, computed by the probe
+            outcome = _joined(head, outcome)
+        if vectors.write_chunk(project, target, index, outcome.vectors, if_exists="skip"):
+            for key, value in outcome.counts.items():
+                counts[key] = counts.get(key, 0) + value
+        completed += outcome.vectors.shape[0]
+        progress.update(completed)
 
     def items() -> Iterator[tuple[int, Any]]:
         nonlocal completed
@@ -233,22 +341,21 @@ def _fill(
             cancel.raise_if_cancelled()
             start, stop = target.chunk_range(index)
             records = project.records(job.dataset, start, stop - start)
-            payload, state = tasks.prepare(records)
-            held[index] = (records, state)
+            head = sized.take(start, stop)
+            if head is not None:
+                records = records[len(head.vectors) :]
+            payload, state = tasks.prepare(records) if records else (None, None)
+            held[index] = (records, state, head)
+            if payload is None:  # nothing to compute: commit here, without the engine
+                commit(index, None)
+                continue
             yield index, payload
 
     def progress_for(index: int) -> ChunkProgress:
         return ChunkProgress(progress, completed, len(range(*target.chunk_range(index))))
 
-    results = session.map(items(), cancel=cancel, progress_for=progress_for)
-    for index, output in results:
-        records, state = held.pop(index)
-        outcome = tasks.assemble(records, state, output)
-        if vectors.write_chunk(project, target, index, outcome.vectors, if_exists="skip"):
-            for key, value in outcome.counts.items():
-                counts[key] = counts.get(key, 0) + value
-        completed += len(records)
-        progress.update(completed)
+    for index, output in session.map(items(), cancel=cancel, progress_for=progress_for):
+        commit(index, output)
     target = vectors.mark_complete(project, target)
     progress.finish()
     return target, resumed_from
@@ -327,8 +434,9 @@ def measure(
     and their length is the dataset's mean (texts longer than four times the median count as
     that: models truncate them). The sample is computed twice and the second time counted:
     the first calls at a size pay for memory and kernel selection (measured: two to four times
-    slower on a CPU, which the job pays once, not per batch). When the sample takes under
-    :data:`CALIBRATION_MIN_S`, a four times larger one is timed instead, up to
+    slower on a CPU, which the job pays once, not per batch); a dataset no larger than the
+    sample is computed once, first calls included, as its job computes it. When the sample
+    takes under :data:`CALIBRATION_MIN_S`, a four times larger one is timed instead, up to
     :data:`CALIBRATION_MAX` records, so batching on a fast model is measured too.
     Nothing is written to the project.
     """
@@ -354,9 +462,10 @@ def measure(
     while True:
         cancel.raise_if_cancelled()
         records = _typical(candidates, lengths, size)
-        run(records)  # not counted: a model's first calls at a size pay for memory, kernels
-        progress.update(computed := computed + size)
-        cancel.raise_if_cancelled()
+        if size < n:  # (a sample of the whole dataset is timed once: so the job computes it)
+            run(records)  # not counted: a model's first calls at a size pay for memory, kernels
+            progress.update(computed := computed + size)
+            cancel.raise_if_cancelled()
         seconds = run(records)
         progress.update(computed := computed + size)
         if seconds >= CALIBRATION_MIN_S or size >= min(len(candidates), CALIBRATION_MAX):
