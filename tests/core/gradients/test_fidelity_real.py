@@ -23,7 +23,7 @@ from vendiscope.core.metrics.vendi import vendi_score
 from vendiscope.plugins.featurizers.gradients import GradientFeaturizer
 
 DEMO = Path(__file__).resolve().parents[3] / "vendiscope" / "resources" / "demo" / "demo.jsonl"
-ROWS = 10
+ROWS = 12
 
 
 def _demo(domains: int) -> list[dict[str, str]]:

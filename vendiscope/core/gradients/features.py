@@ -59,6 +59,17 @@ def resolve_device(device: str | torch.device) -> torch.device:
     return torch.device(device)
 
 
+def effective_precision(precision: str, device: str | torch.device) -> str:
+    """What ``precision`` means on ``device``: ``"float32"`` or ``"bfloat16"`` (autocast)."""
+    import torch
+
+    if precision == "bfloat16":
+        return "bfloat16"
+    device = resolve_device(device)
+    cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+    return "bfloat16" if precision == "auto" and cuda_bf16 else "float32"
+
+
 class GradientEngine:
     """Gradient features of records for one loaded model and one set of settings."""
 
@@ -210,12 +221,8 @@ class GradientEngine:
     @property
     def autocast(self) -> str | None:
         """The autocast dtype the forward and backward passes run under (None: float32)."""
-        import torch
-
-        if self.precision == "bfloat16":
-            return "bfloat16"
-        cuda_bf16 = self.device.type == "cuda" and torch.cuda.is_bf16_supported()
-        return "bfloat16" if self.precision == "auto" and cuda_bf16 else None
+        found = effective_precision(self.precision, self.device)
+        return None if found == "float32" else found
 
     def _autocast(self) -> Any:
         import torch

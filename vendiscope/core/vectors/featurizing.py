@@ -3,19 +3,27 @@
 Built on :mod:`vendiscope.core.vectors.job`, like embeddings: chunked, committed, resumable,
 with progress inside each chunk and a recorded run; computed in this process or, with
 ``engine="ray"``, by Ray actors (:mod:`vendiscope.core.vectors.engines`).
+
+Rows of records whose content hash (prompt, response, text) already has a row in a committed
+chunk of a set with the same ``model_id`` (any dataset of the project) are copied, not
+computed (:mod:`vendiscope.core.vectors.reuse`); when that covers the whole dataset, the
+model is not even loaded.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
-from vendiscope.core.vectors.engines import Engine, PluginWorker, get_engine
+from vendiscope.core.vectors.engines import Engine, EngineSession, PluginWorker, get_engine
 from vendiscope.core.vectors.job import (
     CALIBRATION_RECORDS,
+    COMMIT_SECONDS,
     ChunkResult,
     ChunkTasks,
     JobEstimate,
@@ -24,6 +32,7 @@ from vendiscope.core.vectors.job import (
     measure,
     run_vector_job,
 )
+from vendiscope.core.vectors.reuse import ReuseCache, covers_dataset
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,6 +42,7 @@ if TYPE_CHECKING:
 DEFAULT_FEATURIZER = "gradients"
 # Gradient features are slow per record: small chunks keep resume points close together.
 FEATURE_CHUNK_ROWS = 256
+FEATURE_KINDS = ("gradient", "feature")
 
 
 def featurize_dataset(
@@ -42,11 +52,13 @@ def featurize_dataset(
     featurizer: str = DEFAULT_FEATURIZER,
     params: dict[str, Any] | None = None,
     name: str | None = None,
-    chunk_rows: int = FEATURE_CHUNK_ROWS,
+    chunk_rows: int | None = None,
+    reuse: bool = True,
     registry: PluginRegistry | None = None,
     engine: str | Engine | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    commit_seconds: float = COMMIT_SECONDS,
 ) -> VectorJobResult:
     """Compute ``featurizer``'s vectors for every record of ``dataset`` (created or resumed).
 
@@ -54,16 +66,23 @@ def featurize_dataset(
     mode, else ``FEATURIZER``) and its run records everything the featurizer describes.
     ``engine`` is where chunks are computed: ``"local"`` (this process), ``"ray"``, an
     :class:`~vendiscope.core.vectors.engines.Engine`, or ``None`` for the environment's default.
+    ``chunk_rows`` ``None`` means up to :data:`FEATURE_CHUNK_ROWS`, fewer when the first rows
+    say a chunk would take more than half of ``commit_seconds`` (a resumed set keeps its own).
+    ``reuse`` copies rows of identical records (content hash) from committed chunks of sets
+    with the same ``model_id``. The result's ``counts`` hold ``featurized`` and ``reused``.
     """
     cancel = cancel or CancelToken()
-    params = dict(params or {})
-    instance: Featurizer = (registry or default_registry()).create(
-        "featurizer", featurizer, **params
-    )
+    instance, params = _create(project, dataset, featurizer, params, registry)
     worker = FeaturizeWorker(type(instance), params, instance)
     chosen = get_engine(engine)
-    n_chunks = -(-project.dataset(dataset).row_count // chunk_rows)
-    with chosen.start(worker, max_workers=n_chunks) as session:
+    cache = _cache(project, dataset, name, instance.model_id, instance.dim) if reuse else None
+    reused_all = _described_by_source(cache) if covers_dataset(project, dataset, cache) else None
+    if reused_all is not None:  # every row is there already: no model, no engine
+        starting: Any = _NothingToCompute(instance.model_id, instance.dim, reused_all)
+    else:
+        n_chunks = -(-project.dataset(dataset).row_count // (chunk_rows or FEATURE_CHUNK_ROWS))
+        starting = chosen.start(worker, max_workers=n_chunks)
+    with starting as session:
         identity = session.identity()
         described = identity["describe"]
         mode = described.get("mode")
@@ -82,12 +101,21 @@ def featurize_dataset(
             model_id=identity["model_id"],
             config=config,
             dim=identity["dim"],
-            chunk_rows=chunk_rows,
+            chunk_rows=chunk_rows or FEATURE_CHUNK_ROWS,
             identity=("featurizer", "model_id"),
             description=f"Features of {dataset} ({featurizer}{'/' + mode if mode else ''})",
+            size_chunks=chunk_rows is None,
         )
+        if cache is not None and (job.model_id, job.dim) != (instance.model_id, instance.dim):
+            cache = _cache(project, dataset, job.name, job.model_id, job.dim)  # the workers'
         return run_vector_job(
-            project, job, _tasks(worker), session=session, progress=progress, cancel=cancel
+            project,
+            job,
+            _tasks(worker, job.dim, cache),
+            session=session,
+            progress=progress,
+            cancel=cancel,
+            commit_seconds=commit_seconds,
         )
 
 
@@ -109,11 +137,8 @@ def estimate_features(
     (timed; see :func:`~vendiscope.core.vectors.job.measure`) and extrapolates to the records
     left to do. Nothing is written to the project.
     """
-    params = dict(params or {})
     started = time.perf_counter()
-    instance: Featurizer = (registry or default_registry()).create(
-        "featurizer", featurizer, **params
-    )
+    instance, params = _create(project, dataset, featurizer, params, registry)
     worker = FeaturizeWorker(type(instance), params, instance)
     mode = worker.identity()["describe"].get("mode")  # loads the model
     load = time.perf_counter() - started
@@ -121,7 +146,7 @@ def estimate_features(
         project,
         dataset,
         name or (f"{featurizer}/{mode}" if mode else featurizer),
-        _tasks(worker),
+        _tasks(worker, worker.identity()["dim"], None),
         load_seconds=load,
         sample=sample,
         progress=progress,
@@ -129,14 +154,88 @@ def estimate_features(
     )
 
 
-def _tasks(worker: FeaturizeWorker) -> ChunkTasks:
-    return ChunkTasks(
-        worker,
-        prepare=lambda records: ([r.roles() for r in records], None),
-        assemble=lambda records, state, features: ChunkResult(
-            features, {"featurized": len(records)}
-        ),
-    )
+def _create(
+    project: Project,
+    dataset: str,
+    featurizer: str,
+    params: dict[str, Any] | None,
+    registry: PluginRegistry | None,
+) -> tuple[Featurizer, dict[str, Any]]:
+    """The featurizer and its parameters, with those it settles for the dataset's size.
+
+    (:meth:`Featurizer.params_for_rows`, e.g. the gradients' automatic ``dim``): the settled
+    parameters go to every worker and into the run, so all chunks agree and a resume finds
+    the same ``model_id``.
+    """
+    registry = registry or default_registry()
+    params = dict(params or {})
+    instance: Featurizer = registry.create("featurizer", featurizer, **params)
+    settled = instance.params_for_rows(project.dataset(dataset).row_count)
+    if settled:
+        params.update(settled)
+        instance = registry.create("featurizer", featurizer, **params)
+    return instance, params
+
+
+def _cache(project: Project, dataset: str, name: str | None, model_id: str, dim: int) -> ReuseCache:
+    same = {"model_id": model_id}
+    return ReuseCache(project, dataset=dataset, name=name, dim=dim, same=same, kinds=FEATURE_KINDS)
+
+
+def _described_by_source(cache: ReuseCache | None) -> dict[str, Any] | None:
+    """What a source set recorded of its featurizer (the same ``model_id``), if any."""
+    for source in cache.sources if cache is not None else ():
+        described = source.params.get("describe")
+        if isinstance(described, dict):
+            return described
+    return None
+
+
+def _tasks(worker: FeaturizeWorker, dim: int, cache: ReuseCache | None) -> ChunkTasks:
+    """Driver side of a chunk: copy reused rows, send each distinct new record once."""
+    import numpy as np
+
+    def prepare(records: Sequence[RecordRow]) -> tuple[Any, Any]:
+        hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
+        distinct: dict[str, list[int]] = {}
+        for slot, record in enumerate(records):
+            if slot not in hits:
+                distinct.setdefault(record.content_hash, []).append(slot)
+        payload = [records[slots[0]].roles() for slots in distinct.values()]
+        return (payload or None), (hits, distinct)
+
+    def assemble(records: Sequence[RecordRow], state: Any, features: Any) -> ChunkResult:
+        hits, distinct = state
+        chunk = np.empty((len(records), dim), dtype=np.float32)
+        for slot, row in hits.items():
+            chunk[slot] = row
+        if features is not None:
+            for row, slots in zip(features, distinct.values(), strict=True):
+                chunk[slots] = row
+        counts = {"featurized": len(distinct)}
+        if hits:
+            counts["reused"] = len(hits)
+        return ChunkResult(chunk, counts)
+
+    return ChunkTasks(worker, prepare, assemble)
+
+
+class _NothingToCompute(EngineSession):
+    """The session of a job whose rows are all reused: it knows the featurizer's identity
+    (from its settings and a source set) and never computes."""
+
+    def __init__(self, model_id: str, dim: int, described: dict[str, Any]) -> None:
+        self._identity = {"model_id": model_id, "dim": dim, "describe": described}
+
+    def identity(self) -> dict[str, Any]:
+        return dict(self._identity)
+
+    def map(
+        self, items: Iterable[tuple[int, Any]], *, cancel: CancelToken, progress_for: Any = None
+    ) -> Iterator[tuple[int, Any]]:
+        for index, _payload in items:
+            raise RuntimeError(f"chunk {index} has rows to compute, but every row was reused")
+        yield from ()
 
 
 class FeaturizeWorker(PluginWorker):

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from vendiscope.api import Choices, Featurizer, Range
 from vendiscope.core.gradients.dims import PAPER_DIM, auto_dim
-from vendiscope.core.gradients.features import MODES, PRECISIONS, GradientEngine, resolve_device
+from vendiscope.core.gradients.features import (
+    MODES,
+    PRECISIONS,
+    GradientEngine,
+    effective_precision,
+    resolve_device,
+)
 from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
 from vendiscope.core.gradients.sketch import KINDS
 
@@ -128,7 +134,8 @@ class GradientFeaturizer(Featurizer):
             f"gradients/{VERSION} model={model_label(self.model)} mode={self.mode} "
             f"parameters={self.parameters} dim={self._dim} seed={self.seed} "
             f"max_length={self.max_length} projection={self.projection} "
-            f"precision={self.precision} end_of_turn={self.end_of_turn}"
+            f"precision={effective_precision(self.precision, self.device)} "
+            f"end_of_turn={self.end_of_turn}"
             + ("" if self.system_prompt is None else f" system_prompt={self.system_prompt!r}")
         )
 
