@@ -258,6 +258,32 @@ def print_summary(project: Any, dataset: str) -> None:
 METRIC_TITLES = {"gvendi": "G-Vendi", "vendi": "Vendi"}
 
 
+def resolution_line(value: float, n: int, details: dict[str, Any]) -> str:
+    """``effective number of distinct examples: 159.9 of 1,245 (12.8%), mean cosine 0.09 — …``
+
+    The effective number (not quality-weighted) with its projection sd when the result has
+    one, the effective fraction, the mean cosine and the verdict sentence; older results
+    without these fields print the parts they have.
+    """
+    from vendiscope.core.metrics.resolution import projection_text
+
+    effective = details.get("effective_number")
+    effective = float(value if effective is None else effective)
+    fraction = details.get("effective_fraction")
+    fraction = effective / max(n, 1) if fraction is None else float(fraction)
+    text = (
+        f"effective number of distinct examples: {effective:,.1f}{projection_text(details)} "
+        f"of {n:,} ({fraction:.1%})"
+    )
+    mu = details.get("mean_cosine")
+    if mu is not None:
+        text += f", mean cosine {float(mu):.2f}"
+    verdict = details.get("verdict")
+    if isinstance(verdict, dict) and verdict.get("text"):
+        text += f" — {verdict['text']}"
+    return text
+
+
 def print_score(
     result: Any, *, show_all: bool = False, source_counts: dict[str, int] | None = None
 ) -> None:
@@ -276,11 +302,7 @@ def print_score(
     )
     console.print(f"computed on {result.computed_on}")
     if result.metric in METRIC_TITLES:
-        share = result.value / max(result.n, 1)
-        console.print(
-            f"effective number of distinct examples: {result.value:.1f} "
-            f"({share:.1%} of the records)"
-        )
+        console.print(resolution_line(result.value, result.n, result.details), soft_wrap=True)
     rows: list[tuple[str, int, float | None]] = [
         (source, int(row["n"]), float(row["value"])) for source, row in result.per_source.items()
     ]

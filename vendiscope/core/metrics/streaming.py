@@ -106,7 +106,7 @@ def stream_vendi(
     """
     import numpy as np
 
-    from vendiscope.core.metrics import vendi
+    from vendiscope.core.metrics import resolution, vendi
     from vendiscope.core.plugins.interfaces import MetricResult
 
     progress = progress or NullProgress()
@@ -147,6 +147,7 @@ def stream_vendi(
         progress.update(done)
 
     xtx = np.zeros((d, d))
+    total = np.zeros(d)  # the sum of the unit rows, for the mean cosine
     breakdown: dict[str, dict[str, float]] = {}
     for number, group in enumerate(groups or [[]]):
         grams = {code: np.zeros((d, d)) for code in group}
@@ -157,6 +158,7 @@ def stream_vendi(
             rows = vendi._prepare_chunk(chunk, start, metric.normalize)
             if number == 0:
                 xtx += rows.T @ rows
+                total += rows.sum(axis=0, dtype=np.float64)
             if group:
                 codes = owner[start : start + len(rows)]
                 for code in np.unique(codes[in_group[codes]]):
@@ -196,6 +198,7 @@ def stream_vendi(
         "per_record": metric.per_record,
         "streamed": True,
         "chunks": info.n_chunks,
+        **resolution.resolution_details(score, n, total, q=order, d=d),
     }
     return MetricResult(value, per_record=per_record, details=details), breakdown
 

@@ -42,7 +42,10 @@ border-bottom:1px solid #ddd}h3{font-size:1.05em;margin:20px 0 6px}
 .meta{color:#555;font-size:.9em}.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
 .card{border:1px solid #ddd;border-radius:6px;padding:10px 14px;min-width:170px;flex:1}
 .card .value{font-size:1.5em;font-weight:600}.card .label{color:#555;font-size:.85em}
-.card .note{color:#555;font-size:.8em}
+.card .note{color:#555;font-size:.8em}.card .spread{font-size:.55em;font-weight:400;color:#555}
+.card .verdict{margin-top:3px;font-style:italic}
+.card .verdict.saturated,.card .verdict.too_small{color:#8a5300}
+.verdicts{color:#333;font-size:.9em}
 table{border-collapse:collapse;width:100%;font-size:.9em;margin:8px 0}
 th,td{border-bottom:1px solid #e5e5e5;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#f5f5f5}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -171,18 +174,35 @@ def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> s
 def _headline_html(
     numbers: dict[str, Any], h: dict[str, Any], images: dict[str, dict[str, str]]
 ) -> list[str]:
+    from vendiscope.core.metrics.resolution import projection_text, short_verdict
+
     out = ["<h2>Headline</h2>", '<div class="cards">']
+    verdicts = []
     for key, label in (("gvendi", "G-Vendi"), ("embedding_vendi", "embedding-Vendi")):
         score = h[key]
         if score is None:
             out.append(_card(label, "—", "not computed"))
             continue
         note = f"{_pct(score['fraction'])} of {_num(score['n'])} records"
+        if score.get("mean_cosine") is not None:
+            note += f"; mean cosine {score['mean_cosine']:.2f}"
         if score.get("ci"):
             note += (
                 f"; {_num(score['ci'][0])} to {_num(score['ci'][1])} ({_pct(score['ci_level'])})"
             )
-        out.append(_card(label, _num(score["value"]), note))
+        verdict = score.get("verdict")
+        if isinstance(verdict, dict) and verdict.get("text"):
+            words = short_verdict(verdict) or str(verdict.get("level", ""))
+            note += (
+                f'<div class="verdict {_e(verdict.get("level", ""))}" '
+                f'title="{_e(verdict["text"])}">{_e(words)}</div>'
+            )
+            verdicts.append(f"<li><strong>{label}</strong>: {_e(verdict['text'])}</li>")
+        spread = projection_text({"projection_error": score.get("projection_error")})
+        value = _num(score["value"])
+        if spread:
+            value += f' <span class="spread">{_e(spread.strip())}</span>'
+        out.append(_card(label, value, note))
     effective = h["effective_number"]
     out.append(
         _card(
@@ -213,6 +233,8 @@ def _headline_html(
             )
         )
     out.append("</div>")
+    if verdicts:
+        out.append(f'<ul class="verdicts">{"".join(verdicts)}</ul>')
     out.append(_missing(numbers, "headline"))
     if "spectrum" in images:
         out.append(

@@ -139,7 +139,8 @@ def _score_numbers(score: dict[str, Any] | None) -> dict[str, Any] | None:
     if score is None:
         return None
     keys = ("value", "n", "fraction", "ci", "ci_level", "vector_set", "run_id", "finished_at")
-    return {k: score[k] for k in keys}
+    extra = ("mean_cosine", "verdict", "projection_error")  # None for runs before them
+    return {**{k: score[k] for k in keys}, **{k: score.get(k) for k in extra}}
 
 
 def _near_numbers(near: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -70,6 +70,9 @@ def score_run(project: Project, dataset: str, metric: str = "gvendi") -> RunInfo
 def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dict[str, Any]:
     """The headline score: value, n, effective fraction, interval, per source, spectrum.
 
+    Also the mean cosine, the verdict (``{"level", "text"}``) and the projection error when
+    the run recorded them (``None`` for older runs).
+
     Raises :class:`NotComputed` (naming the command) when there is no such score yet.
     """
     run = score_run(project, dataset, metric)
@@ -84,7 +87,12 @@ def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dic
         "title": METRIC_TITLES[metric],
         "value": value,
         "n": n,
-        "fraction": value / n if n else None,
+        "fraction": details.get("effective_fraction", value / n if n else None),
+        "mean_cosine": details.get("mean_cosine"),
+        "verdict": details.get("verdict") if isinstance(details.get("verdict"), dict) else None,
+        "projection_error": details.get("projection_error")
+        if isinstance(details.get("projection_error"), dict)
+        else None,
         "ci": details.get("ci"),
         "ci_level": details.get("ci_level"),
         "vector_set": (run.params or {}).get("vector_set"),

@@ -47,6 +47,10 @@ HELP = {
 }
 
 
+CARD_HEIGHT = 156
+"""Room for the caption, the value, two lines of context and two of the note."""
+
+
 class Card(QFrame):
     """One number. ``set_value`` shows it; ``set_missing`` offers a compute button."""
 
@@ -66,6 +70,10 @@ class Card(QFrame):
         self.context = plain_label()
         self.context.setObjectName("hint")
         self.context.setWordWrap(True)
+        self.note = plain_label()  # a few words of verdict; its tooltip says it in full
+        self.note.setObjectName("cardNote")
+        self.note.setWordWrap(True)
+        self.note.hide()
         self.button = QPushButton()
         self.button.hide()
         self._action: Callable[[], None] | None = None
@@ -76,13 +84,21 @@ class Card(QFrame):
         layout.addWidget(self.caption)
         layout.addWidget(self.value)
         layout.addWidget(self.context)
+        layout.addWidget(self.note)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
-        self.setFixedHeight(132)
+        self.setFixedHeight(CARD_HEIGHT)
 
-    def set_value(self, value: str, context: str = "", tooltip: str = "") -> None:
+    def set_value(
+        self, value: str, context: str = "", tooltip: str = "", note: str = "", note_tip: str = ""
+    ) -> None:
+        """Show ``value`` with a line of ``context``; ``note`` is a short line below it
+        (hidden when empty) whose tooltip is ``note_tip``."""
         self.value.setText(value)
         self.context.setText(context)
+        self.note.setText(note)
+        self.note.setToolTip(plain_tip(note_tip))
+        self.note.setVisible(bool(note))
         self.button.hide()
         self._action = None
         self.setToolTip(plain_tip(HELP.get(self.key, "") + (f"\n\n{tooltip}" if tooltip else "")))
@@ -92,6 +108,8 @@ class Card(QFrame):
     ) -> None:
         self.value.setText("—")
         self.context.setText(context)
+        self.note.setText("")
+        self.note.hide()
         self._action = action
         self.button.setText(button or "")
         self.button.setVisible(button is not None and action is not None)

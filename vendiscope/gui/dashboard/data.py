@@ -9,10 +9,12 @@ latest clustering run; counts and sources from ``Project.stats``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.metrics.resolution import projection_sd
 from vendiscope.core.store.models import RunInfo
 from vendiscope.gui.jobs.tasks import opened
 
@@ -36,10 +38,20 @@ class ScoreSummary:
     run_id: int
     vector_set: str
     finished_at: datetime | None
+    effective_fraction: float | None = None
+    """Effective number / n, as the run recorded it (``None`` for runs before it was)."""
+    mean_cosine: float | None = None
+    """Mean cosine similarity between different records (``None`` for older runs)."""
+    verdict: dict[str, str] | None = None
+    """``{"level", "text"}``: whether the score can separate datasets at this size."""
+    projection_sd: float | None = None
+    """Spread of the score over random projection seeds, when the run measured it."""
 
     @property
     def share(self) -> float:
         """Effective distinct examples as a share of all records."""
+        if self.effective_fraction is not None:
+            return self.effective_fraction
         return self.value / self.n if self.n else 0.0
 
 
@@ -138,7 +150,23 @@ def _score(runs: list[RunInfo], metric: str) -> ScoreSummary | None:
         run_id=run.id,
         vector_set=run.params.get("vector_set", ""),
         finished_at=run.finished_at,
+        effective_fraction=_number(details.get("effective_fraction")),
+        mean_cosine=_number(details.get("mean_cosine")),
+        verdict=_verdict(details.get("verdict")),
+        projection_sd=projection_sd(details),
     )
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _verdict(value: Any) -> dict[str, str] | None:
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        return None
+    return {"level": str(value.get("level", "")), "text": value["text"]}
 
 
 def _near_duplicates(runs: list[RunInfo]) -> NearDuplicateSummary | None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import numpy as np
 
 from vendiscope.api import Choices, Metric, MetricResult, Range
-from vendiscope.core.metrics import vendi, vendi_records
+from vendiscope.core.metrics import resolution, vendi, vendi_records
 
 PER_RECORD = (None, "leverage", "contribution", "uniqueness")
 """The per-record scores :class:`VendiMetric` can attach (``None``: none)."""
@@ -144,4 +144,7 @@ class VendiMetric(Metric):
             "quality_mean": None if weights is None else float(weights.mean()),
             "per_record": self.per_record,
         }
+        # where the score sits between "all alike" and "all different", and a verdict
+        total = resolution.column_sum(matrix, normalize=self.normalize)
+        details.update(resolution.resolution_details(score, n, total, q=order, d=d))
         return MetricResult(value, per_record=per_record, details=details)

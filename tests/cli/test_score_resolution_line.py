@@ -1,0 +1,40 @@
+"""`vendiscope score` says where the score sits: fraction, mean cosine, verdict, and the
+projection error when the result has one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.core._planted import planted_dataset
+from vendiscope.cli import app
+from vendiscope.cli._printing import resolution_line
+from vendiscope.core.store.project import Project
+
+
+def test_the_line_with_and_without_the_new_fields() -> None:
+    details = {
+        "effective_number": 159.94, "effective_fraction": 159.94 / 1245, "mean_cosine": 0.0912,
+        "verdict": {"level": "ok", "text": "A plain sentence."},
+    }  # fmt: skip
+    assert resolution_line(159.94, 1245, details) == (
+        "effective number of distinct examples: 159.9 of 1,245 (12.8%), mean cosine 0.09 — "
+        "A plain sentence."
+    )
+    spread = {**details, "projection_error": {"sd": 2.06, "shift": 0.3, "draws": 5}}
+    assert "159.9 ± 2.1 (projection) of 1,245" in resolution_line(159.94, 1245, spread)
+    # an older run: only the value
+    assert resolution_line(159.94, 1245, {}) == (
+        "effective number of distinct examples: 159.9 of 1,245 (12.8%)"
+    )
+
+
+def test_score_prints_the_verdict(tmp_path: Path) -> None:
+    path = tmp_path / "p.vscope"
+    with Project.create(path) as project:
+        planted_dataset(project, tmp_path)
+    result = CliRunner().invoke(app, ["score", str(path), "pool"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "effective number of distinct examples:" in result.output
+    assert "mean cosine" in result.output and " — " in result.output
