@@ -33,7 +33,7 @@ from vendiscope.core.vectors.job import (
     measure,
     run_vector_job,
 )
-from vendiscope.core.vectors.reuse import ReuseCache
+from vendiscope.core.vectors.reuse import ReuseCache, assemble_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -210,7 +210,6 @@ def _embedding_tasks(
     worker: EmbedWorker, field: str, dim: int, cache: ReuseCache | None
 ) -> ChunkTasks:
     """Driver side of a chunk: reuse cached vectors, send each distinct new text once."""
-    import numpy as np
 
     def prepare(records: Sequence[RecordRow]) -> tuple[list[str] | None, Any]:
         texts = [text_of(r, field) for r in records]
@@ -224,12 +223,7 @@ def _embedding_tasks(
     def assemble(records: Sequence[RecordRow], state: Any, output: Any) -> ChunkResult:
         texts, hits, distinct = state
         embedded, truncated = output if output is not None else (None, 0)
-        chunk = np.empty((len(records), dim), dtype=np.float32)
-        for slot, vector in hits.items():
-            chunk[slot] = vector
-        if embedded is not None:
-            for row, slots in zip(embedded, distinct.values(), strict=True):
-                chunk[slots] = row
+        chunk = assemble_rows(len(records), dim, hits, embedded, distinct)
         return ChunkResult(
             chunk,
             {

@@ -32,7 +32,7 @@ from vendiscope.core.vectors.job import (
     measure,
     run_vector_job,
 )
-from vendiscope.core.vectors.reuse import ReuseCache, covers_dataset
+from vendiscope.core.vectors.reuse import ReuseCache, assemble_rows, covers_dataset
 
 if TYPE_CHECKING:
     import numpy as np
@@ -193,7 +193,6 @@ def _described_by_source(cache: ReuseCache | None) -> dict[str, Any] | None:
 
 def _tasks(worker: FeaturizeWorker, dim: int, cache: ReuseCache | None) -> ChunkTasks:
     """Driver side of a chunk: copy reused rows, send each distinct new record once."""
-    import numpy as np
 
     def prepare(records: Sequence[RecordRow]) -> tuple[Any, Any]:
         hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
@@ -206,12 +205,7 @@ def _tasks(worker: FeaturizeWorker, dim: int, cache: ReuseCache | None) -> Chunk
 
     def assemble(records: Sequence[RecordRow], state: Any, features: Any) -> ChunkResult:
         hits, distinct = state
-        chunk = np.empty((len(records), dim), dtype=np.float32)
-        for slot, row in hits.items():
-            chunk[slot] = row
-        if features is not None:
-            for row, slots in zip(features, distinct.values(), strict=True):
-                chunk[slots] = row
+        chunk = assemble_rows(len(records), dim, hits, features, distinct)
         counts = {"featurized": len(distinct)}
         if hits:
             counts["reused"] = len(hits)

@@ -88,3 +88,23 @@ def covers_dataset(project: Project, dataset: str, cache: ReuseCache | None) -> 
     if cache is None or not cache.sources:
         return False
     return cache.covers(project.content_hash_positions(dataset))
+
+
+def assemble_rows(
+    size: int,
+    dim: int,
+    hits: Mapping[int, np.ndarray],
+    computed: np.ndarray | None,
+    distinct: Mapping[Any, list[int]],
+) -> np.ndarray:
+    """A chunk's ``(size, dim)`` rows: reused ``hits`` by slot, and each computed row at the
+    slots of the records it stands for (``distinct``, in the order they were computed)."""
+    import numpy as np
+
+    chunk = np.empty((size, dim), dtype=np.float32)
+    for slot, row in hits.items():
+        chunk[slot] = row
+    if computed is not None:
+        for row, slots in zip(computed, distinct.values(), strict=True):
+            chunk[slots] = row
+    return chunk
