@@ -20,7 +20,9 @@ this machine are replaced by the bundled file's name, so the project speaks only
 
 Usage::
 
-    python scripts/make_demo_project.py        # about 5-10 minutes on 2 CPU cores
+    python scripts/make_demo_project.py            # everything; 30+ minutes on 2 CPU cores
+    python scripts/make_demo_project.py --rescore  # re-run the scores on the bundled file,
+                                                   # keeping its vectors (a few minutes)
 """
 
 from __future__ import annotations
@@ -42,11 +44,39 @@ from vendiscope.core.io.demo import DEMO_DATASET, DEMO_FILE, DEMO_SNAPSHOT  # no
 BUDGET = 150
 
 
+def score_steps() -> list:
+    from vendiscope.core.metrics.scoring import score_dataset
+
+    return [
+        ("G-Vendi", lambda p: score_dataset(p, DEMO_DATASET, metric="gvendi",
+                                            params={"bootstrap": 200})),
+        ("embedding-Vendi", lambda p: score_dataset(p, DEMO_DATASET, metric="vendi",
+                                                    params={"bootstrap": 200})),
+    ]  # fmt: skip
+
+
+def run_steps(project: object, steps: list) -> None:
+    for label, step in steps:
+        started = time.perf_counter()
+        step(project)
+        print(f"{label:>18}: {time.perf_counter() - started:6.1f} s", flush=True)
+
+
+def rescore(project_path: Path) -> None:
+    """The bundled project with its scores run again (new result fields), vectors kept."""
+    from vendiscope.core.store.project import Project
+
+    with gzip.open(DEMO_SNAPSHOT) as source, project_path.open("wb") as target:
+        shutil.copyfileobj(source, target)
+    with Project.open(project_path) as project:
+        run_steps(project, score_steps())
+        project.wal_checkpoint()
+
+
 def build(project_path: Path) -> None:
     from vendiscope.core.gaps.jobs import cluster_dataset
     from vendiscope.core.io.importing import import_dataset
     from vendiscope.core.maps.jobs import map_dataset
-    from vendiscope.core.metrics.scoring import score_dataset
     from vendiscope.core.neighbors.search import find_near_duplicates
     from vendiscope.core.selection.job import select_dataset
     from vendiscope.core.store.project import Project
@@ -57,10 +87,7 @@ def build(project_path: Path) -> None:
         ("import", lambda p: import_dataset(p, DEMO_FILE, name=DEMO_DATASET)),
         ("embeddings", lambda p: embed_dataset(p, DEMO_DATASET)),
         ("gradients", lambda p: featurize_dataset(p, DEMO_DATASET, params={"dim": 1024})),
-        ("G-Vendi", lambda p: score_dataset(p, DEMO_DATASET, metric="gvendi",
-                                            params={"bootstrap": 200})),
-        ("embedding-Vendi", lambda p: score_dataset(p, DEMO_DATASET, metric="vendi",
-                                                    params={"bootstrap": 200})),
+        *score_steps(),
         ("near-duplicates", lambda p: find_near_duplicates(p, DEMO_DATASET, threshold=0.95)),
         ("clusters", lambda p: cluster_dataset(p, DEMO_DATASET)),
         ("map", lambda p: map_dataset(p, DEMO_DATASET, method="umap")),
@@ -71,10 +98,7 @@ def build(project_path: Path) -> None:
         ("random", lambda p: select_dataset(p, DEMO_DATASET, method="random", k=BUDGET)),
     ]  # fmt: skip
     with Project.create(project_path) as project:
-        for label, step in steps:
-            started = time.perf_counter()
-            step(project)
-            print(f"{label:>18}: {time.perf_counter() - started:6.1f} s", flush=True)
+        run_steps(project, steps)
         project.wal_checkpoint()
 
 
@@ -101,7 +125,7 @@ def scrub_paths(project_path: Path, replacements: dict[str, str]) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         project_path = Path(scratch) / "demo.vscope"
-        build(project_path)
+        (rescore if "--rescore" in sys.argv[1:] else build)(project_path)
         scrub_paths(project_path, {str(DEMO_FILE): DEMO_FILE.name, str(project_path):
                                    "demo.vscope"})  # fmt: skip
         with project_path.open("rb") as source, gzip.open(DEMO_SNAPSHOT, "wb", 9) as target:

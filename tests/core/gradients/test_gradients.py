@@ -193,7 +193,9 @@ def test_system_prompt_setting(tokenizer: Any, model: Any) -> None:
     )
     assert not tokenizer.decode(default.input_ids).startswith("<|system|>")
     assert tokenizer.decode(custom.input_ids).startswith("<|system|>\nbe brief<|end|>\n")
-    assert tokenizer.decode([x for x, y in zip(custom.input_ids, custom.labels) if y != IGNORE])
+    assert tokenizer.decode(
+        [x for x, y in zip(custom.input_ids, custom.labels, strict=True) if y != IGNORE]
+    )
     engine = GradientEngine(model, tokenizer, dim=32, system_prompt="be brief", end_of_turn=False)
     described = engine.describe()
     assert described["system_prompt"] == "be brief" and described["end_of_turn"] is False

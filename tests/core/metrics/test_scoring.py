@@ -121,7 +121,9 @@ def test_gradient_scores_carry_the_projection_error(project, tmp_path) -> None:
     import_dataset(project, write_jsonl(tmp_path / "g.jsonl", qa_rows(40)), name="g")
     rng = np.random.default_rng(0)
     rows = rng.standard_normal((40, 256)).astype(np.float32)
-    vectors.write_matrix(project, "g", "gradients/fast", rows, kind="gradient", model="toy", params={})
+    vectors.write_matrix(
+        project, "g", "gradients/fast", rows, kind="gradient", model="toy", params={}
+    )
     vectors.write_matrix(project, "g", "features", rows, kind="feature", model="toy", params={})
     found = score_dataset(project, "g", metric="gvendi")
     error = found.details["projection_error"]

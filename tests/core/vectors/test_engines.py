@@ -103,7 +103,13 @@ class ReversedEngine(Engine):
 def test_chunks_are_committed_in_any_order(project, tmp_path: Path, registry) -> None:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(95)), name="d")
     import_dataset(project, write_jsonl(tmp_path / "e.jsonl", qa_rows(95)), name="e")
-    kwargs = {"featurizer": "toy", "chunk_rows": 10, "registry": registry, "name": "toy", "reuse": False}
+    kwargs = {
+        "featurizer": "toy",
+        "chunk_rows": 10,
+        "registry": registry,
+        "name": "toy",
+        "reuse": False,
+    }
     out_of_order = featurize_dataset(project, "d", engine=ReversedEngine(), **kwargs)
     straight = featurize_dataset(project, "e", engine="local", **kwargs)
     assert out_of_order.counts == straight.counts == {"featurized": 95}
