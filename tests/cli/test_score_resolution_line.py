@@ -24,6 +24,10 @@ def test_the_line_with_and_without_the_new_fields() -> None:
     )
     spread = {**details, "projection_error": {"sd": 2.06, "shift": 0.3, "draws": 5}}
     assert "159.9 ± 2.1 (projection) of 1,245" in resolution_line(159.94, 1245, spread)
+    lowered = {**details, "projection_error": {"sd": 1.7, "shift": -24.0, "draws": 6}}
+    assert "159.9 ± 1.7 (projection, which lowers it by about 24.0) of 1,245" in (
+        resolution_line(159.94, 1245, lowered)
+    )
     # an older run: only the value
     assert resolution_line(159.94, 1245, {}) == (
         "effective number of distinct examples: 159.9 of 1,245 (12.8%)"

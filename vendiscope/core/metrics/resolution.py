@@ -256,6 +256,15 @@ def projection_sd(details: dict[str, Any] | None) -> float | None:
 
 
 def projection_text(details: dict[str, Any] | None, digits: int = 1) -> str:
-    """``" ± 2.1 (projection)"`` when ``details["projection_error"]`` has an sd, else ``""``."""
+    """``" ± 2.1 (projection)"`` when ``details["projection_error"]`` has an sd, else ``""``.
+
+    A shift larger than the sd is said too: ``" ± 1.7 (projection, which lowers it by about
+    24.0)"``.
+    """
     sd = projection_sd(details)
-    return "" if sd is None else f" ± {sd:,.{digits}f} (projection)"
+    if sd is None:
+        return ""
+    shift = (details or {}).get("projection_error", {}).get("shift")
+    if isinstance(shift, int | float) and math.isfinite(shift) and -shift > sd:
+        return f" ± {sd:,.{digits}f} (projection, which lowers it by about {-shift:,.{digits}f})"
+    return f" ± {sd:,.{digits}f} (projection)"
