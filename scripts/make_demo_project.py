@@ -5,9 +5,7 @@ The demo project is the bundled demo dataset (``demo.jsonl``) with every analysi
 user should see at first launch, computed by the real jobs with the bundled models:
 
 1. sentence embeddings (all-MiniLM-L6-v2) and proxy-LM gradient features (SmolLM2, fast
-   mode, d = 1,024 — the paper's setting, chosen here to keep the bundled file small: the
-   automatic ``dim`` would store 8,192 numbers per record; every G-Vendi carries its
-   projection error, which says how much that costs);
+   mode, d = 1,024);
 2. G-Vendi and embedding-Vendi with bootstrap intervals and per-record leverage;
 3. near-duplicates at cosine 0.95 on the embeddings;
 4. spherical k-means clusters of the gradients (k = N/10) with the sparse ones marked;
@@ -86,7 +84,7 @@ def build(project_path: Path) -> None:
     steps = [
         ("import", lambda p: import_dataset(p, DEMO_FILE, name=DEMO_DATASET)),
         ("embeddings", lambda p: embed_dataset(p, DEMO_DATASET)),
-        ("gradients", lambda p: featurize_dataset(p, DEMO_DATASET, params={"dim": 1024})),
+        ("gradients", lambda p: featurize_dataset(p, DEMO_DATASET)),
         *score_steps(),
         ("near-duplicates", lambda p: find_near_duplicates(p, DEMO_DATASET, threshold=0.95)),
         ("clusters", lambda p: cluster_dataset(p, DEMO_DATASET)),

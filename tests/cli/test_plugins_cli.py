@@ -146,7 +146,7 @@ def test_params_are_typed_for_every_command(tmp_path: Path, project: Path) -> No
         (("embed", project, "d", "-p", "precision=fp64"),
          "--param precision: expected one of 'auto', 'fp32', 'fp16', got 'fp64'"),
         (("gradients", project, "d", "-p", "dim=0"),
-         "--param dim: expected an integer >= 1, got '0'"),
+         "--param dim: expected an integer >= 1 or none, got '0'"),
         (("score", project, "d", "--metric", "vendi", "-p", "per_record=all"),
          "--param per_record: expected one of 'leverage', 'contribution', 'uniqueness' or "
          "none, got 'all'"),

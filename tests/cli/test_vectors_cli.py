@@ -70,6 +70,11 @@ def test_gradients_then_gvendi(tmp_path: Path) -> None:
     ]
     assert run_info["params"]["describe"]["mode"] == "fast"
     assert run_info["params"]["describe"]["rendering"] == "chat-template"
+    assert run_info["params"]["describe"]["dim"] == 1024
+    automatic = run(
+        "gradients", project, "demo", "--name", "auto", "-p", "dim=none", "-p", "max_length=32"
+    )
+    assert "24 x 4096" in automatic.output  # the automatic dim of 24 rows, settled for the job
 
 
 def test_progress_without_a_terminal_prints_plain_lines_with_an_eta() -> None:

@@ -26,7 +26,9 @@ def test_small_sets_get_a_larger_projection_and_large_sets_the_papers() -> None:
 
 
 def test_the_featurizer_settles_an_automatic_dim_from_the_rows() -> None:
-    automatic = GradientFeaturizer()
+    paper = GradientFeaturizer()
+    assert paper.dim == PAPER_DIM and paper.params_for_rows(32) == {}  # the default
+    automatic = GradientFeaturizer(dim=None)
     assert automatic.dim == PAPER_DIM  # called directly: the paper's setting
     assert automatic.params_for_rows(32) == {"dim": auto_dim(32)}
     chosen = GradientFeaturizer(dim=512)

@@ -49,10 +49,10 @@ class GradientFeaturizer(Featurizer):
     parameters
         ``"all"``, ``"linear"`` or ``"last-N-blocks-linear"`` (e.g. ``"last-4-blocks-linear"``).
     dim
-        Output dimension of the random projection. ``None`` (default): chosen from the
-        dataset's size when a gradients job computes it (1,024, the paper's setting, for
-        large sets, up to 16,384 for small ones, see ``core/gradients/dims.py``); 1,024 when
-        :meth:`featurize` is called directly.
+        Output dimension of the random projection: 1,024 (the paper's setting) by default,
+        the same for every dataset, so gradient sets of a project compare and reuse each
+        other's rows. ``None``: chosen from the dataset's size when a gradients job computes
+        it (up to 16,384 for small sets, see ``core/gradients/dims.py``).
     seed
         Seed of the random projections.
     device
@@ -81,7 +81,7 @@ class GradientFeaturizer(Featurizer):
         model: str | None = None,
         mode: Annotated[str, Choices(*MODES)] = "fast",
         parameters: str = "all",
-        dim: Annotated[int | None, Range(1)] = None,
+        dim: Annotated[int | None, Range(1)] = PAPER_DIM,
         seed: Annotated[int, Range(0)] = 0,
         device: str = "auto",
         batch_size: Annotated[int | None, Range(1)] = None,
