@@ -66,7 +66,12 @@ def rescore(project_path: Path) -> None:
 
     with gzip.open(DEMO_SNAPSHOT) as source, project_path.open("wb") as target:
         shutil.copyfileobj(source, target)
+    from vendiscope.core.store import vectors
+
     with Project.open(project_path) as project:
+        for found in vectors.list_sets(project, DEMO_DATASET):  # the old per-record scores
+            if found.kind == "score" and found.name.startswith("scores/run-"):
+                vectors.delete_set(project, DEMO_DATASET, found.name)
         run_steps(project, score_steps())
         project.wal_checkpoint()
 
