@@ -15,9 +15,11 @@ PLUGINS = Path(vendiscope.plugins.__file__).parent
 PURE_CORE = {
     # algorithms and helpers that read nothing from a project
     "vendiscope.core.base.project_files",
+    "vendiscope.core.gradients.dims",
     "vendiscope.core.gradients.features",
     "vendiscope.core.gradients.proxy",
     "vendiscope.core.gradients.sketch",
+    "vendiscope.core.metrics.resolution",
     "vendiscope.core.metrics.vendi",
     "vendiscope.core.metrics.vendi_records",
     "vendiscope.core.selection.dpp",
