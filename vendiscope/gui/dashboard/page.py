@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vendiscope.core.metrics.resolution import projection_text
 from vendiscope.gui.dashboard.cards import HELP, Card
 from vendiscope.gui.dashboard.data import (
     DashboardSummary,
@@ -54,7 +55,7 @@ def _score_context(score: ScoreSummary) -> str:
 
 def _score_tooltip(score: ScoreSummary) -> str:
     when = score.finished_at.strftime("%Y-%m-%d %H:%M") if score.finished_at else "?"
-    spread = "" if score.projection_sd is None else f" ± {score.projection_sd:,.2f} (projection)"
+    spread = projection_text({"projection_error": {"sd": score.projection_sd}}, digits=2)
     text = (
         f"Run #{score.run_id} on vector set '{score.vector_set}', order q = {score.q}, "
         f"computed {when}. {score.value:,.2f}{spread} of {score.n:,} records "
