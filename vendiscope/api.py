@@ -17,12 +17,14 @@ Contents
 Interfaces (subclass one per contribution)
     :class:`Importer`, :class:`Exporter`, :class:`Embedder`, :class:`Featurizer`,
     :class:`Metric`, :class:`Selector` (:class:`StreamingSelector` for sets larger than
-    memory), :class:`View`; their results :class:`SourceRow`, :class:`BadRow`,
-    :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`; :class:`VectorSource`
-    (a set read in chunks, what a streaming selector reads).
+    memory), :class:`View`, :class:`Generator` (API 1.4: an LLM that writes new examples
+    from chat prompts, :data:`Message` lists); their results :class:`SourceRow`,
+    :class:`BadRow`, :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`,
+    :class:`Generation`; :class:`VectorSource` (a set read in chunks, what a streaming
+    selector reads).
 Declaring a plugin
     :class:`PluginManifest`, :class:`Contribution`, :data:`API_VERSION`, :data:`KINDS`.
-Progress and cancellation (jobs pass them to ``embed``, ``featurize`` and ``select``)
+Progress and cancellation (jobs pass them to ``embed``, ``featurize``, ``select``, ``generate``)
     :class:`Progress` (the protocol), :class:`CancelToken`, :class:`Cancelled`,
     :class:`NullProgress`, :class:`RecordingProgress` (for tests).
 Errors a plugin raises
@@ -51,7 +53,8 @@ Helpers
 
 Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`; 1.2 added
 ``View.needs_target`` and :class:`FromProject`; 1.3 added what a view reads (above) and
-:func:`representative_order` and :func:`shorten`.
+:func:`representative_order` and :func:`shorten`; 1.4 added :class:`Generator`,
+:class:`Generation` and :data:`Message` (the ``generator`` kind).
 """
 
 from __future__ import annotations
@@ -88,7 +91,10 @@ from vendiscope.core.plugins.interfaces import (
     Embedder,
     Exporter,
     Featurizer,
+    Generation,
+    Generator,
     Importer,
+    Message,
     Metric,
     MetricResult,
     Selection,
@@ -140,12 +146,15 @@ __all__ = [
     "Exporter",
     "Featurizer",
     "FromProject",
+    "Generation",
+    "Generator",
     "HeatmapSeries",
     "HistogramSeries",
     "Importer",
     "InputError",
     "LineSeries",
     "Location",
+    "Message",
     "Metric",
     "MetricResult",
     "NotComputed",

@@ -17,7 +17,7 @@ plugin_app = typer.Typer(
 )
 app.add_typer(plugin_app, name="plugin")
 
-KIND_HELP = "metric, selector, embedder, featurizer, view, importer or exporter."
+KIND_HELP = "metric, selector, embedder, featurizer, view, importer, exporter or generator."
 
 
 @app.command()

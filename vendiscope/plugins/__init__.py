@@ -127,6 +127,13 @@ manifest = PluginManifest(
         ),
         Contribution(
             "view",
+            "synthesis-curve",
+            "vendiscope.plugins.views.synthesis:SynthesisCurveView",
+            "Synthesis curve",
+            description="G-Vendi as accepted generations grow, against the unfiltered baseline.",
+        ),
+        Contribution(
+            "view",
             "spectrum",
             "vendiscope.plugins.views.spectrum:SpectrumView",
             "Vendi spectrum",
@@ -206,6 +213,27 @@ manifest = PluginManifest(
             "Random",
             description="Draws rows uniformly (or in proportion to quality) at random, the "
             "control for every other selector.",
+        ),
+        Contribution(
+            "generator",
+            "transformers",
+            "vendiscope.plugins.generators.transformers_local:TransformersGenerator",
+            "Local model (transformers)",
+            description=(
+                "Completes chat prompts in batches with a local causal LM (the bundled "
+                "SmolLM2-135M-Instruct by default), seeded sampling on CPU or CUDA."
+            ),
+            meta={"default": True},
+        ),
+        Contribution(
+            "generator",
+            "openai",
+            "vendiscope.plugins.generators.openai_compat:OpenAIGenerator",
+            "OpenAI-compatible server",
+            description=(
+                "Sends chat prompts to any /v1/chat/completions server (vLLM, llama.cpp, "
+                "Ollama, TGI, transformers serve, hosted APIs), concurrently, with retries."
+            ),
         ),
     ),
 )

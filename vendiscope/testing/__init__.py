@@ -42,6 +42,16 @@ exporter (optionally ``importer=CLASS``, ``rows=[...]``)
     ``write`` consumes an iterator and returns the count; the destination is a file or a
     folder as declared; rows unchanged; no rows give 0 or an error; with ``importer=`` the
     rows read back unchanged.
+generator (optionally ``prompts=[...]``, ``max_new_tokens``, ``live``, ``deterministic``)
+    ``model_id`` a stable non-empty string and ``describe()`` JSON-serialisable, without
+    loading a model or calling a server; no prompts give ``[]``; a cancelled token raises
+    ``Cancelled``; a malformed prompt raises ``ValueError``. Then, with a small
+    ``max_new_tokens`` (8): one :class:`~vendiscope.api.Generation` per prompt (text or
+    error, finish reason, tokens); prompts unchanged; the same prompts and seed give the
+    same texts (``deterministic=False`` skips this, for servers whose seed is best effort).
+    A generator that raises :class:`~vendiscope.api.PluginError` on its first call (no
+    weights, no server) has these generation checks skipped with a warning, unless
+    ``live=True`` (then they fail); ``live=False`` never runs them.
 view (optionally ``data={...}`` or a function returning it)
     ``build`` returns a valid, JSON-serialisable chart description
     (:func:`~vendiscope.api.validate_chart`) for a small sample project (dataset ``sample``:
@@ -50,8 +60,8 @@ view (optionally ``data={...}`` or a function returning it)
 
 Options (``**opts``): ``params`` (for a class), ``n``/``dim``/``vectors`` (sample matrix),
 ``k`` (selector budget), ``rtol``/``atol`` (tolerances), ``texts``, ``records``, ``rows``,
-``sample``, ``expected``, ``exporter``, ``importer``, ``schema``, ``data``, ``name`` (shown in
-messages).
+``sample``, ``expected``, ``exporter``, ``importer``, ``schema``, ``data``, ``prompts``,
+``max_new_tokens``, ``live``, ``deterministic``, ``name`` (shown in messages).
 
 :func:`sample_project` makes the small project the view checks use, for your own view tests.
 """
@@ -69,6 +79,7 @@ from vendiscope.testing._common import (
     check_params_kept_as_attributes,
     check_signatures,
 )
+from vendiscope.testing._generators import GENERATOR
 from vendiscope.testing._io import EXPORTER, IMPORTER
 from vendiscope.testing._models import VECTORS
 from vendiscope.testing._subject import Subject
@@ -84,6 +95,7 @@ CHECKS: dict[str, tuple[Callable[[Subject], None], ...]] = {
     "metric": METRIC,
     "selector": SELECTOR,
     "view": VIEW,
+    "generator": GENERATOR,
 }
 """The kind-specific checks (the common ones, :data:`COMMON`, run first)."""
 
@@ -194,6 +206,11 @@ def check_view(obj: Any, **opts: Any) -> None:
     check_contribution("view", obj, **opts)
 
 
+def check_generator(obj: Any, **opts: Any) -> None:
+    """:func:`check_contribution` for a generator (``live=True`` when it must be reachable)."""
+    check_contribution("generator", obj, **opts)
+
+
 def _base(kind: str) -> type:
     from vendiscope.core.plugins.registry import BASE_CLASSES
 
@@ -207,6 +224,7 @@ __all__ = [
     "check_embedder",
     "check_exporter",
     "check_featurizer",
+    "check_generator",
     "check_importer",
     "check_interface",
     "check_metric",

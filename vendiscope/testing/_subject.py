@@ -44,6 +44,8 @@ class Subject:
     given: Any = None
     opts: dict[str, Any] = field(default_factory=dict)
     _instance: Any = None
+    cache: dict[str, Any] = field(default_factory=dict)
+    """What checks of one kind share beyond the instance (e.g. a generator's first result)."""
 
     @classmethod
     def of(cls, kind: str, obj: Any, opts: dict[str, Any]) -> Subject:

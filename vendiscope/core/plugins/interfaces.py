@@ -265,6 +265,72 @@ class StreamingSelector(Selector):
         """Like :meth:`select`, reading the rows from ``source``."""
 
 
+# --------------------------------------------------------------------------- generators
+Message = dict[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": text}``."""
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What a generator returned for one prompt.
+
+    ``text`` is the completion (``None`` when the request for this prompt failed, with
+    ``error`` saying why, e.g. ``"HTTP 500 after 3 retries"``); ``finish_reason`` is the
+    server's or model's (``"stop"``, ``"length"``, ...); ``tokens`` the completion tokens
+    when known. A failed prompt is a reject of its round, never an exception.
+    """
+
+    text: str | None
+    finish_reason: str | None = None
+    error: str | None = None
+    tokens: int = 0
+
+
+class Generator(ABC):
+    """Writes new examples: one completion per chat prompt (API 1.4).
+
+    Sampling parameters (``temperature``, ``top_p``, ``max_new_tokens``) are ``__init__``
+    parameters. A problem that stops every request (server unreachable, model unknown, no
+    weights) raises :class:`~vendiscope.core.base.errors.PluginError` with a message naming
+    the URL or model; a problem with one prompt becomes that prompt's
+    :attr:`Generation.error`. Secrets (API keys) are read from the environment when used and
+    never appear in :attr:`model_id`, :meth:`describe` or any message.
+    """
+
+    @abstractmethod
+    def generate(
+        self,
+        prompts: Sequence[Sequence[Message]],
+        *,
+        seed: int,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> list[Generation]:
+        """One :class:`Generation` per prompt, in order.
+
+        ``seed`` seeds the sampling: a local model gives the same texts for the same
+        prompts and seed (on one machine); a server is sent the seed where its API takes
+        one. ``cancel`` is checked between requests or batches.
+        """
+
+    @property
+    @abstractmethod
+    def model_id(self) -> str:
+        """What generated the texts (model and sampling settings), recorded as provenance."""
+
+    def check(self) -> str:
+        """Reach the model or server once ("Test connection"); a one-line description of it.
+
+        Raises :class:`~vendiscope.core.base.errors.PluginError` naming what is wrong. The
+        default returns :attr:`model_id`.
+        """
+        return self.model_id
+
+    def describe(self) -> dict[str, Any]:
+        """Plain facts worth recording with a run (JSON-serialisable, no secrets)."""
+        return {}
+
+
 # --------------------------------------------------------------------------- views
 class View(ABC):
     """Computes a Qt-free chart description from a dataset's results; the GUI and reports draw it.

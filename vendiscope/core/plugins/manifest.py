@@ -10,14 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-API_VERSION = "1.3"
+API_VERSION = "1.4"
 """1.1 added VectorSource and StreamingSelector (selection on sets larger than memory); 1.2
 added ``View.needs_target`` and ``FromProject`` (parameters naming a subset or vector set);
 1.3 added ``ViewData`` (``data["view_data"]``, read-only view data: views no longer need the
 project, whose ``data["project"]`` is deprecated and goes in 2.0), ``view_data``,
-``NotComputed``, the view constants, ``shorten`` and ``representative_order``."""
+``NotComputed``, the view constants, ``shorten`` and ``representative_order``; 1.4 added
+``Generator``/``Generation`` (the ``generator`` kind: LLMs that write new examples) and
+``Message``."""
 ENTRY_POINT_GROUP = "vendiscope.plugins"
-KINDS = ("importer", "exporter", "embedder", "featurizer", "metric", "selector", "view")
+KINDS = (
+    "importer",
+    "exporter",
+    "embedder",
+    "featurizer",
+    "metric",
+    "selector",
+    "view",
+    "generator",
+)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ BASE_CLASSES: dict[str, type] = {
     "metric": interfaces.Metric,
     "selector": interfaces.Selector,
     "view": interfaces.View,
+    "generator": interfaces.Generator,
 }
 
 

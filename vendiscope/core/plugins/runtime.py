@@ -26,7 +26,8 @@ def result_problem(
     """What is wrong with ``result`` of a ``kind`` contribution, or ``None``.
 
     ``rows`` is the number of input rows (vectors, texts, records), ``dim`` the declared
-    vector size of an embedder or featurizer, ``k`` the budget given to a selector.
+    vector size of an embedder or featurizer, ``k`` the budget given to a selector. For a
+    generator, ``rows`` is the number of prompts.
     """
     check = _CHECKS.get(kind)
     return check(result, rows=rows, dim=dim, k=k) if check is not None else None
@@ -115,6 +116,26 @@ def _chart(result: Any, **_: Any) -> str | None:
     return None
 
 
+def _generations(result: Any, *, rows: int | None, **_: Any) -> str | None:
+    if not isinstance(result, list):
+        return f"returned {type(result).__name__}, not a list of Generation"
+    if rows is not None and len(result) != rows:
+        return f"returned {len(result)} generations for {rows} prompts"
+    for number, item in enumerate(result):
+        if not isinstance(item, interfaces.Generation):
+            return f"returned {type(item).__name__} for prompt {number}, not a Generation"
+        if item.text is None and not (isinstance(item.error, str) and item.error.strip()):
+            return f"returned no text and no error for prompt {number}"
+        if item.text is not None and not isinstance(item.text, str):
+            return f"returned text of type {type(item.text).__name__} for prompt {number}"
+        if item.finish_reason is not None and not isinstance(item.finish_reason, str):
+            return f"returned a finish_reason that is not a string for prompt {number}"
+        tokens = item.tokens
+        if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 0:
+            return f"returned tokens = {tokens!r} for prompt {number}; expected an int >= 0"
+    return None
+
+
 def _count(result: Any, *, rows: int | None, **_: Any) -> str | None:
     if isinstance(result, bool) or not isinstance(result, numbers.Integral) or result < 0:
         return f"returned {result!r}; write() must return the number of rows written"
@@ -130,6 +151,7 @@ _CHECKS = {
     "selector": _selection,
     "view": _chart,
     "exporter": _count,
+    "generator": _generations,
 }
 
 __all__ = ["result_problem"]

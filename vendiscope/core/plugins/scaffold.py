@@ -20,7 +20,16 @@ from vendiscope.core.base.atomic import atomic_path, check_destination
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.plugins.manifest import API_VERSION
 
-SCAFFOLD_KINDS = ("metric", "selector", "embedder", "featurizer", "view", "importer", "exporter")
+SCAFFOLD_KINDS = (
+    "metric",
+    "selector",
+    "embedder",
+    "featurizer",
+    "view",
+    "importer",
+    "exporter",
+    "generator",
+)
 """The kinds ``vendiscope plugin new`` can write an example of."""
 
 _NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -36,6 +45,7 @@ _TITLES = {
     "view": "Score histogram",
     "importer": "Question || answer lines",
     "exporter": "Markdown for review",
+    "generator": "Word-bigram remix",
 }
 _USAGE = {
     "metric": "vendiscope score PROJECT DATASET --metric $plugin --vectors VECTOR_SET",
@@ -48,6 +58,7 @@ _USAGE = {
     "view": "# the GUI and reports draw views; from Python: registry.create('view', '$plugin')",
     "importer": "vendiscope import PROJECT data.qa      # or --format $plugin",
     "exporter": "vendiscope export PROJECT DATASET out.md --format $plugin",
+    "generator": "vendiscope synthesize PROJECT DATASET -n 20 --generator $plugin",
 }
 
 

@@ -1,0 +1,40 @@
+"""What both built-in generators share: checking prompts and deriving seeds."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+ROLES = ("system", "user", "assistant")
+
+
+def check_prompts(prompts: Sequence[Sequence[dict[str, str]]]) -> None:
+    """Raise ``ValueError`` naming the first prompt that is not a list of chat messages."""
+    for number, messages in enumerate(prompts):
+        if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Sequence):
+            raise ValueError(
+                f"prompt {number} is a {type(messages).__name__}; expected a list of chat "
+                'messages ({"role": ..., "content": ...})'
+            )
+        if not messages:
+            raise ValueError(f"prompt {number} has no messages")
+        for message in messages:
+            if not isinstance(message, dict):
+                raise ValueError(f"prompt {number}: a message is a {type(message).__name__}")
+            role, content = message.get("role"), message.get("content")
+            if role not in ROLES:
+                raise ValueError(
+                    f"prompt {number}: message role {role!r} is not one of {', '.join(ROLES)}"
+                )
+            if not isinstance(content, str):
+                raise ValueError(f"prompt {number}: message content must be text")
+
+
+def derive_seed(seed: int, index: int) -> int:
+    """A 31-bit seed for batch or request ``index`` of a call seeded with ``seed``.
+
+    Hashed, so runs with neighbouring seeds do not share their streams; 31 bits, which every
+    server's ``seed`` field accepts.
+    """
+    digest = hashlib.sha256(f"vendiscope-generate:{int(seed)}:{int(index)}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1
