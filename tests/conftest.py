@@ -79,3 +79,29 @@ def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tiny_model(len(tokenizer), tie=True).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def demo_rows(start: int, stop: int) -> list[dict[str, Any]]:
+    """Rows ``start:stop`` of the bundled demo dataset (real instruction data)."""
+    from vendiscope.core.io.demo import DEMO_FILE
+
+    lines = DEMO_FILE.read_text(encoding="utf-8").splitlines()[start:stop]
+    return [orjson.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="session")
+def synthesis_pool(tmp_path_factory: pytest.TempPathFactory, tiny_lm: Path) -> Path:
+    """A project with dataset 'pool' (40 demo rows) and its gradients from a tiny LM; copy it."""
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.featurizing import featurize_dataset
+
+    folder = tmp_path_factory.mktemp("synthesis-pool")
+    source = write_jsonl(folder / "pool.jsonl", demo_rows(0, 40))
+    location = folder / "pool.vscope"
+    with Project.create(location) as project:
+        import_dataset(project, source, name="pool")
+        featurize_dataset(
+            project, "pool", params={"model": str(tiny_lm), "dim": 64, "device": "cpu"}
+        )
+    return location

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from vendiscope.core.selection.job import SelectionReport
     from vendiscope.core.store.models import DatasetInfo, RecordRow, SubsetInfo
     from vendiscope.core.store.project import Project as StoreProject
+    from vendiscope.core.synthesis.job import SynthesisReport
     from vendiscope.core.vectors.job import VectorJobResult
 
 __all__ = ["Project", "TqdmProgress", "create", "open"]
@@ -448,6 +449,40 @@ class Project:
             cluster_dataset, dataset, vector_set=vectors, n_clusters=n_clusters, seed=seed,
             progress=progress, cancel=cancel,
         )  # fmt: skip
+
+    def synthesize(
+        self,
+        dataset: str,
+        *,
+        budget: int = 200,
+        generator: str = "transformers",
+        generator_params: dict[str, Any] | None = None,
+        filter: str = "gain",
+        rounds: int | None = None,
+        target: float | None = None,
+        template: str | None = None,
+        name: str | None = None,
+        seed: int = 0,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+        **options: Any,
+    ) -> SynthesisReport:
+        """Generate examples that fill the dataset's sparse gradient clusters
+        (``vendiscope synthesize``); the accepted ones become dataset ``name`` (default
+        ``synth-N``). ``generator_params`` go to the generator plugin, e.g.
+        ``{"base_url": "http://127.0.0.1:8000/v1", "model": "qwen"}`` for ``"openai"`` (the key
+        comes from ``OPENAI_API_KEY``). Other ``options`` are those of
+        :class:`~vendiscope.core.synthesis.options.SynthesisOptions`. Running it again with
+        the same settings resumes a stopped run."""
+        from vendiscope.core.synthesis.job import synthesize
+        from vendiscope.core.synthesis.options import SynthesisOptions
+
+        chosen = SynthesisOptions(
+            generator=generator, generator_params=dict(generator_params or {}), budget=budget,
+            filter=filter, rounds=rounds, target=target, template=template, name=name,
+            seed=seed, **options,
+        )  # fmt: skip
+        return self._run(synthesize, dataset, chosen, progress=progress, cancel=cancel)
 
     def map(
         self,

@@ -19,6 +19,7 @@ from vendiscope.cli import _report  # map, view, report
 from vendiscope.cli import _search  # neighbors, near-dups, coverage
 from vendiscope.cli import _select  # select
 from vendiscope.cli import _clusters  # clusters, filter-candidates
+from vendiscope.cli import _synthesize  # synthesize
 from vendiscope.cli import _vectors  # embed, vectors
 from vendiscope.cli import _subsets  # the `subsets` group
 
@@ -27,7 +28,7 @@ from vendiscope.cli._app import app
 
 COMMAND_MODULES = (
     _datasets, _plugins, _system, _scale, _gradients, _score, _report, _search, _select,
-    _clusters, _vectors, _subsets,
+    _clusters, _synthesize, _vectors, _subsets,
 )  # fmt: skip
 
 __all__ = ["COMMAND_MODULES", "app"]

@@ -1,0 +1,288 @@
+"""The synthesis job: rounds of seed, generate, parse, deduplicate, featurize, filter, commit.
+
+Each round: choose seed examples (from sparse clusters by default), render one prompt per
+request, generate, parse each output into the dataset's keys, drop exact and near duplicates
+(against the pool, earlier generations and the batch), compute the gradients with the pool's
+featurizer settings, and let the filter (:mod:`.filters`) accept or reject each generation.
+The round is then committed in one transaction (:func:`vendiscope.core.store.synthesis.
+commit_round`): the accepted records go to dataset ``NAME`` (default ``synth-N``), every valid
+generation to ``NAME-all`` (the unfiltered stream, kept as the baseline), both with their
+gradient rows and provenance (``"synthesis"`` in each original row), and the run's result
+gains the round: counts, reject reasons, the G-Vendi of pool + accepted rows and of pool + as
+many unfiltered generations. Every few rounds the pool and the accepted rows are clustered
+afresh. A killed or cancelled job resumes after its last committed round: the same command
+again (same generator, template, filter and seeds) continues it. See ``docs/synthesis.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, Progress
+from vendiscope.core.base.text import check_name
+from vendiscope.core.metrics import vendi
+from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.store import synthesis as store
+from vendiscope.core.store.models import RunInfo
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.runs import describe as describe_run
+from vendiscope.core.store.runs import finish_run, start_run
+from vendiscope.core.synthesis.options import RUN_KIND, SynthesisOptions
+from vendiscope.core.synthesis.pool import Pool
+from vendiscope.core.synthesis.rounds import RoundCallback, Rounds
+from vendiscope.core.synthesis.templates import Template, load_template
+
+if TYPE_CHECKING:
+    from vendiscope.core.plugins.interfaces import Generator
+
+
+RESUMABLE_CHANGES = ("budget", "rounds", "target", "name")
+OPERATIONAL_PARAMS = ("base_url", "concurrency", "timeout", "max_retries", "api_key_env", "device")
+
+
+@dataclass(frozen=True)
+class SynthesisReport:
+    """How a synthesis job ended (or how far it got): its datasets, curve and counts."""
+
+    dataset: str
+    name: str
+    all_name: str
+    run_id: int
+    rounds: list[dict[str, Any]]
+    accepted: int
+    generated: int
+    stopped: str
+    pool_gvendi: float
+    gvendi: float
+    baseline: float | None
+    resumed_from: int
+    seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "name": self.name,
+            "all": self.all_name,
+            "run_id": self.run_id,
+            "rounds": len(self.rounds),
+            "accepted": self.accepted,
+            "generated": self.generated,
+            "stopped": self.stopped,
+            "pool_gvendi": round(self.pool_gvendi, 6),
+            "gvendi": round(self.gvendi, 6),
+            "baseline": None if self.baseline is None else round(self.baseline, 6),
+            "resumed_from_round": self.resumed_from,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def synthesize(
+    project: Project,
+    dataset: str,
+    options: SynthesisOptions,
+    *,
+    registry: PluginRegistry | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+    on_round: RoundCallback | None = None,
+) -> SynthesisReport:
+    """Generate examples for ``dataset`` in rounds until the budget, rounds or target.
+
+    See the module docstring for what is written. ``on_round`` is called with each round's
+    entry of the run's result once the round is committed (the CLI prints it).
+    """
+    started = time.perf_counter()
+    progress = progress or NullProgress()
+    cancel = cancel or CancelToken()
+    registry = registry or default_registry()
+    pool = Pool.load(project, dataset, options.vector_set)
+    previous = _resumable_run(project, dataset, options)
+    name = options.name or (previous.params["name"] if previous else _free_name(project))
+    options = replace(options, name=name)
+    all_name = f"{name}-all"
+    generator: Generator = registry.create(
+        "generator", options.generator, **options.generator_params
+    )
+    try:
+        template = load_template(options.template, pool.keys.names, pool.keys.roles)
+    except ValueError as exc:
+        raise ProjectError(str(exc)) from None
+    featurizer = pool.make_featurizer(registry)
+    progress.start(f"checking the generator '{options.generator}'", total=None)
+    description = generator.check()
+    progress.finish()
+    if previous is None:
+        run_id, result = _start(project, pool, options, name, all_name, generator, template)
+        resumed_from = 0
+    else:
+        run_id, result = previous.id, dict(previous.result or {})
+        store.claim_run(project, run_id, describe_run(run_id, RUN_KIND, "core:synthesis"))
+        resumed_from = len(result.get("rounds", []))
+    result.update(
+        generator_check=description,
+        budget=options.budget,
+        options=_recorded_options(options),
+    )
+    job = Rounds(project, pool, options, all_name, run_id, result, generator, featurizer, template)
+    try:
+        job.restore()
+        stopped = job.run(progress, cancel, on_round)
+    except BaseException as error:
+        cancelled = isinstance(error, Cancelled) or cancel.cancelled
+        status = "cancelled" if cancelled else "failed"
+        result["stopped"] = status
+        finish_run(
+            project,
+            run_id,
+            status=status,
+            result=result,
+            error=repr(error),
+            seconds=time.perf_counter() - started,
+        )
+        raise
+    result["stopped"] = stopped
+    finish_run(
+        project, run_id, status="complete", result=result, seconds=time.perf_counter() - started
+    )
+    rounds = result.get("rounds", [])
+    return SynthesisReport(
+        dataset,
+        name,
+        all_name,
+        run_id,
+        rounds,
+        result.get("accepted", 0),
+        result.get("generated", 0),
+        stopped,
+        result["pool_gvendi"],
+        result.get("gvendi", result["pool_gvendi"]),
+        result.get("baseline"),
+        resumed_from,
+        time.perf_counter() - started,
+    )
+
+
+def _recorded_options(options: SynthesisOptions) -> dict[str, Any]:
+    return options.to_json()
+
+
+def _comparable(options: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: v for k, v in options.items() if k not in RESUMABLE_CHANGES}
+    params = dict(kept.get("generator_params") or {})
+    kept["generator_params"] = {k: v for k, v in params.items() if k not in OPERATIONAL_PARAMS}
+    return kept
+
+
+def _resumable_run(project: Project, dataset: str, options: SynthesisOptions) -> RunInfo | None:
+    """The run this job continues: the named one, or the newest unfinished one like it."""
+    from vendiscope.core.base.jobs import process_state
+
+    pool_id = project.dataset(dataset).id
+    runs = [r for r in project.runs() if r.kind == RUN_KIND and r.dataset_id == pool_id]
+    if options.name is not None:
+        named = [r for r in runs if r.params.get("name") == options.name]
+        if not named:
+            existing = {d.name for d in project.datasets()}
+            for taken in (options.name, f"{options.name}-all"):
+                if taken in existing:
+                    raise ProjectError(
+                        f"a dataset named '{taken}' already exists; choose another --name"
+                    )
+            check_name(options.name, "dataset")
+            return None
+        candidates = named[-1:]
+    else:
+        candidates = [r for r in reversed(runs) if r.status != "complete"][:1]
+    for run in candidates:
+        if run.status == "running" and process_state(run.owner).alive is not False:
+            raise ProjectError(
+                f"synthesis into '{run.params.get('name')}' is running (run {run.id}, "
+                f"pid {(run.owner or {}).get('pid')}); wait for it or stop it first"
+            )
+        wanted = _comparable(_recorded_options(replace(options, name=run.params.get("name"))))
+        if _comparable(run.params.get("options", {})) != wanted:
+            if options.name is not None:
+                raise ProjectError(
+                    f"'{options.name}' was generated with other settings; resume it with the "
+                    "same generator, template, filter and seeds, or choose another --name"
+                )
+            continue
+        return run
+    return None
+
+
+def _free_name(project: Project) -> str:
+    taken = {d.name for d in project.datasets()}
+    number = 1
+    while f"synth-{number}" in taken or f"synth-{number}-all" in taken:
+        number += 1
+    return f"synth-{number}"
+
+
+def _start(
+    project: Project,
+    pool: Pool,
+    options: SynthesisOptions,
+    name: str,
+    all_name: str,
+    generator: Generator,
+    template: Template,
+) -> tuple[int, dict[str, Any]]:
+    """Open the run and create the two empty datasets with their vector sets."""
+    params = {
+        "dataset": pool.dataset,
+        "name": name,
+        "all": all_name,
+        "options": _recorded_options(options),
+    }
+    run_id = start_run(
+        project,
+        key=f"synthesis:{pool.dataset}:{name}",
+        kind=RUN_KIND,
+        plugin="core:synthesis",
+        dataset_id=project.dataset(pool.dataset).id,
+        params=params,
+        seed=options.seed,
+        packages=("torch", "transformers", "faiss-cpu"),
+    )
+    mapping = {"roles": pool.keys.roles, "detected": "synthesis"}
+    source = f"synthesis run {run_id} from dataset '{pool.dataset}'"
+    target = pool.vector_set
+    for dataset in (name, all_name):
+        store.create_dataset(
+            project,
+            dataset,
+            source_uri=source,
+            field_mapping=mapping,
+            vector_set=target.name,
+            kind=target.kind,
+            model=target.model,
+            params=target.params,
+            dim=target.dim,
+        )
+    pool_gvendi = vendi.vendi_score(pool.rows)
+    result = {
+        "dataset": pool.dataset,
+        "name": name,
+        "all": all_name,
+        "filter": options.filter,
+        "generator": options.generator,
+        "model": generator.model_id,
+        "generator_details": generator.describe(),
+        **template.describe(),
+        "pool_rows": len(pool.rows),
+        "pool_gvendi": pool_gvendi,
+        "budget": options.budget,
+        "rounds": [],
+        "rejects": [],
+        "accepted": 0,
+        "generated": 0,
+        "gvendi": pool_gvendi,
+        "baseline": pool_gvendi,
+        "stopped": None,
+    }
+    store.update_result(project, run_id, result)
+    return run_id, result

@@ -1,0 +1,72 @@
+"""The dataset new examples are judged against: its gradient rows, keys and featurizer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.store import vectors
+from vendiscope.core.store.project import Project
+from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.synthesis.records import Keys
+from vendiscope.core.vectors import resolve
+
+if TYPE_CHECKING:
+    from vendiscope.core.plugins.interfaces import Featurizer
+
+
+@dataclass
+class Pool:
+    """The dataset generations are judged against: its gradient rows and how to make more."""
+
+    dataset: str
+    vector_set: VectorSetInfo
+    rows: np.ndarray
+    keys: Keys
+    featurizer: str
+    featurizer_params: dict[str, Any]
+    hashes: dict[str, int]
+
+    @classmethod
+    def load(cls, project: Project, dataset: str, vector_set: str | None) -> Pool:
+        found = resolve.resolve(project, dataset, vector_set, ("gradient", "feature"))
+        params = found.params or {}
+        if "featurizer" not in params:
+            raise ProjectError(
+                f"vector set '{found.name}' of '{dataset}' was not made by a featurizer; "
+                "synthesis needs gradient features (vendiscope gradients)"
+            )
+        info = project.dataset(dataset)
+        try:
+            keys = Keys.of(info.field_mapping)
+        except ValueError as exc:
+            raise ProjectError(f"dataset '{dataset}': {exc}") from None
+        rows = vectors.load(project, dataset, found.name).astype(np.float32, copy=False)
+        return cls(
+            dataset,
+            found,
+            rows,
+            keys,
+            params["featurizer"],
+            dict(params.get("featurizer_params") or {}),
+            project.content_hash_positions(dataset),
+        )
+
+    def make_featurizer(self, registry: PluginRegistry) -> Featurizer:
+        """The featurizer that made the pool's rows, so new rows compare with them."""
+        made: Featurizer = registry.create("featurizer", self.featurizer, **self.featurizer_params)
+        if made.model_id != self.vector_set.model:
+            old = str(self.vector_set.model).split(" ", 1)[0]
+            new = made.model_id.split(" ", 1)[0]
+            raise ProjectError(
+                f"the gradients of '{self.dataset}' (vector set '{self.vector_set.name}') were "
+                f"computed by another version of the featurizer ({old}; this Vendiscope "
+                f"computes {new}), so new examples cannot be compared with them; compute them "
+                f"again first (vendiscope gradients PROJECT {self.dataset} --name "
+                f"{self.vector_set.name}-{new.rsplit('/', 1)[-1]}, or Gradients… in the app)"
+            )
+        return made
