@@ -93,6 +93,34 @@ def _random_set(project: Any, dataset: str, name: str, kind: str, dim: int, seed
                          params={"seed": seed})  # fmt: skip
 
 
+def _synthesis_run(project: Any, pool: str) -> None:
+    """A finished synthesis run of ``pool``, recorded through the store as the job records it
+    (generating needs a model; the synthesis tests run the job itself)."""
+    from vendiscope.core.store.runs import finish_run, start_run
+    from vendiscope.core.synthesis.options import RUN_KIND, SynthesisOptions
+
+    rounds = [
+        {"round": r, "prompts": 4, "generated": 4, "parsed": 3, "duplicates": 0,
+         "accepted": 2, "rejected": 2, "reasons": {"dense cluster": 1, "no JSON object": 1},
+         "accepted_total": 2 * (r + 1), "generated_total": 3 * (r + 1),
+         "gvendi": 20.0 + r, "baseline": 19.8 + 0.6 * r, "reclustered": r == 0, "seconds": 1.0}
+        for r in range(3)
+    ]  # fmt: skip
+    result = {"dataset": pool, "name": "synth-1", "all": "synth-1-all",
+              "filter": "sparse-cluster", "generator": "openai", "model": "m",
+              "pool_rows": 60, "pool_gvendi": 19.5, "budget": 6, "rounds": rounds,
+              "rejects": [], "accepted": 6, "generated": 9, "gvendi": 22.0, "baseline": 21.0,
+              "stopped": "budget"}  # fmt: skip
+    options = SynthesisOptions(generator="openai", budget=6, name="synth-1")
+    run_id = start_run(
+        project, key=f"{RUN_KIND}:{pool}:synth-1", kind=RUN_KIND, plugin="core:synthesis",
+        dataset_id=project.dataset(pool).id, packages=(),
+        params={"dataset": pool, "name": "synth-1", "all": "synth-1-all",
+                "options": options.to_json()},
+    )  # fmt: skip
+    finish_run(project, run_id, status="complete", result=result, seconds=1.0)
+
+
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A project where everything the built-in views read is computed, the way users do it."""
@@ -123,6 +151,8 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     run("clusters", location, "demo", "--vectors", "gradients/random", "-n", "6")
     run("select", location, "demo", "-k", "10", "--vectors", "gradients/random")
     run("near-dups", location, "demo", "--vectors", "embedding/random", "--threshold", "0.5")
+    with Project.open(location) as project:
+        _synthesis_run(project, "demo")
     with Project.open(location) as project:
         yield {"project": project, "dataset": "demo", "target": "target"}
 

@@ -2,11 +2,13 @@
 
 Every chart comes from a view contribution of the plugin registry (the built-in ones are
 ``composition``, ``spectrum``, ``map``, ``cluster-coverage``, ``near-duplicates``,
-``coverage`` and ``selection-curves``), built through the one view builder,
-:func:`vendiscope.core.views.build.build_view` — with the same guards as ``vendiscope view``
-and the app (typed parameters, ``registry.running``, the chart schema check of
-``registry.check_result``, errors naming the view and its plugin). The core never imports
-:mod:`vendiscope.plugins`: a view is only ever named.
+``coverage``, ``selection-curves`` and ``synthesis-curve``), built through the one view
+builder, :func:`vendiscope.core.views.build.build_view` — with the same guards as
+``vendiscope view`` and the app (typed parameters, ``registry.running``, the chart schema
+check of ``registry.check_result``, errors naming the view and its plugin). The core never
+imports :mod:`vendiscope.plugins`: a view is only ever named. (With a registry that has no
+``synthesis-curve`` view, a synthesis curve is the chart the numbers hold, from the same pure
+function, :func:`vendiscope.core.synthesis.curve.synthesis_chart`.)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from vendiscope.core.store.project import Project
 from vendiscope.core.views import data as viewdata
 
 MAX_POINTS = 200_000
+SYNTHESIS_VIEW = "synthesis-curve"
 
 
 def audit_charts(
@@ -83,6 +86,13 @@ def audit_charts(
         subset = viewdata.latest_selection_subset(project, dataset)
         if subset is not None and numbers.get("map"):
             view("selection-map", "map", color_by="subset", subset=subset, max_points=max_points)
+    has_curve_view = SYNTHESIS_VIEW in {c.name for c in registry.contributions("view")}
+    for run in numbers.get("synthesis") or []:
+        section = f"synthesis-{run['run_id']}"
+        if has_curve_view:
+            view(section, SYNTHESIS_VIEW, run=run["run_id"])
+        else:  # a registry without the built-in views: the same chart, from the same function
+            charts[section] = run["chart"]
     return charts
 
 
@@ -169,4 +179,4 @@ def _build(
     return built.chart
 
 
-__all__ = ["MAX_POINTS", "GatheredViewData", "audit_charts"]
+__all__ = ["MAX_POINTS", "SYNTHESIS_VIEW", "GatheredViewData", "audit_charts"]

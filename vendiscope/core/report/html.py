@@ -155,6 +155,8 @@ def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> s
     ):
         parts += _coverage_html(numbers, images)
     parts += _selection_html(numbers, images)
+    if numbers.get("synthesis") or any(m["section"] == "synthesis" for m in numbers["missing"]):
+        parts += _synthesis_html(numbers, images)
     parts.append("<h2>Provenance</h2>")
     runs = ", ".join(str(r) for r in numbers["runs"]) or "none"
     computed = ", ".join(numbers.get("computed") or []) or "nothing"
@@ -406,6 +408,55 @@ def _selection_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) 
     )
     out.append(_img(images, "selections"))
     out.append(_img(images, "selection-map"))
+    return out
+
+
+def _synthesis_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:
+    out = [
+        "<h2>Synthesis</h2>",
+        "<p>New examples generated to fill the gaps of the pool (Prismatic Synthesis). The "
+        "curve is the G-Vendi of the pool plus the accepted generations after each round; the "
+        "baseline is the G-Vendi of the pool plus as many generations taken without the "
+        "filter. A curve above its baseline means the filter kept generations that add "
+        "diversity.</p>",
+    ]
+    for run in numbers["synthesis"]:
+        out.append(
+            f"<h3>Run {_e(run['run_id'])}: <code>{_e(run['pool'])}</code> → "
+            f"<code>{_e(run['name'])}</code></h3>"
+        )
+        out.append(
+            f"<p>{_e(run['note'])}. G-Vendi of the pool alone {_num(run['pool_gvendi'], 2)}; "
+            f"with the accepted generations {_num(run['gvendi'], 2)}; with as many unfiltered "
+            f"ones {_num(run['baseline'], 2)}. Every generation, accepted or not, is in "
+            f"<code>{_e(run['all'])}</code>.</p>"
+        )
+        out.append(_img(images, f"synthesis-{run['run_id']}"))
+        header = [
+            ("round", True),
+            ("accepted", True),
+            ("accepted in all", True),
+            ("generated", True),
+            ("G-Vendi", True),
+            ("baseline", True),
+            ("gain vs baseline", True),
+            ("top reject reasons", False),
+        ]
+        rows = [
+            [
+                _num(r["round"]),
+                _num(r["accepted"]),
+                _num(r["accepted_total"]),
+                _num(r["generated"]),
+                _num(r["gvendi"], 2),
+                _num(r["baseline"], 2),
+                "—" if r["gain"] is None else f"{r['gain']:+,.2f}",
+                _e(", ".join(f"{x['reason']} ({x['count']:,})" for x in r["reasons"])) or "—",
+            ]
+            for r in run["rounds"]
+        ]
+        out.append(_table(header, rows))
+    out.append(_missing(numbers, "synthesis"))
     return out
 
 

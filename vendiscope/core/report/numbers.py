@@ -3,10 +3,10 @@
 :func:`audit_numbers` gathers them from what the project already holds — headline scores
 (G-Vendi, embedding-Vendi, the effective number of distinct examples, exact and
 near-duplicates), the per-source breakdown, sparse clusters with example records, the map,
-coverage of a target set and the selection runs — through the public read helpers of
-:mod:`vendiscope.core.views.data` and :class:`vendiscope.core.store.project.Project`. A piece
-that was not computed is listed under ``"missing"`` with the command that computes it; the
-report never fails for it.
+coverage of a target set, the selection runs and the synthesis runs (with their curves) —
+through the public read helpers of :mod:`vendiscope.core.views.data` and
+:class:`vendiscope.core.store.project.Project`. A piece that was not computed is listed under
+``"missing"`` with the command that computes it; the report never fails for it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from vendiscope.core.views import data as viewdata
 LISTED_SPARSE = 10
 LISTED_GROUPS = 5
 LISTED_UNCOVERED = 25
+LISTED_SYNTHESIS = 5
+"""The report shows the latest this many synthesis runs of a dataset."""
 
 
 def audit_numbers(
@@ -130,6 +132,7 @@ def audit_numbers(
                 "message": "no selection runs yet",
             }
         )
+    numbers["synthesis"] = _synthesis(project, dataset, missing)
     numbers["missing"] = missing
     numbers["runs"] = _runs_used(numbers)
     return _finite(numbers)
@@ -212,6 +215,44 @@ def _selection_numbers(run: dict[str, Any]) -> dict[str, Any]:
     return {**{k: run[k] for k in keep}, "vs_random": ratios}
 
 
+def _synthesis(project: Project, dataset: str, missing: list[dict[str, Any]]) -> list[Any]:
+    """The latest synthesis runs of the dataset (its pool's or those that wrote it), each
+    with its note, per-round table and curve chart; none is not a missing piece (the
+    section is left out)."""
+    from vendiscope.core.synthesis.curve import curve_note, curve_rows, synthesis_chart
+
+    try:
+        runs = viewdata.synthesis_runs(project, dataset)
+    except viewdata.NotComputed:
+        return []
+    out = []
+    for run in runs[-LISTED_SYNTHESIS:]:
+        result, params = run["result"], run["params"]
+        try:
+            rows = curve_rows(result)
+            chart = synthesis_chart(result, status=run["status"])
+        except ValueError as exc:
+            what = f"synthesis run {run['run_id']}"
+            missing.append(
+                {"section": "synthesis", "what": what, "command": None, "message": f"{what}: {exc}"}
+            )
+            continue
+        out.append({
+            "run_id": run["run_id"],
+            "status": run["status"],
+            "pool": result.get("dataset", params.get("dataset")),
+            "name": result.get("name", params.get("name")),
+            "all": result.get("all", params.get("all")),
+            **{k: result.get(k) for k in ("filter", "generator", "model", "budget", "pool_rows",
+                                          "pool_gvendi", "accepted", "generated", "gvendi",
+                                          "baseline", "stopped")},
+            "note": curve_note(result, status=run["status"]),
+            "rounds": rows,
+            "chart": chart,
+        })  # fmt: skip
+    return out
+
+
 def _runs_used(numbers: dict[str, Any]) -> list[int]:
     found: set[int] = set()
 
@@ -240,4 +281,10 @@ def _finite(value: Any) -> Any:
     return value
 
 
-__all__ = ["LISTED_GROUPS", "LISTED_SPARSE", "LISTED_UNCOVERED", "audit_numbers"]
+__all__ = [
+    "LISTED_GROUPS",
+    "LISTED_SPARSE",
+    "LISTED_SYNTHESIS",
+    "LISTED_UNCOVERED",
+    "audit_numbers",
+]

@@ -4,8 +4,8 @@ The helpers live in modules with one job each, re-exported here for the report a
 
 - :mod:`~vendiscope.core.views.missing` — :class:`NotComputed` and :func:`command`, the one
   place that writes a ``vendiscope ...`` command line for what is missing;
-- :mod:`~vendiscope.core.views.runs` — the latest score, near-duplicate, clustering and
-  selection runs;
+- :mod:`~vendiscope.core.views.runs` — the latest score, near-duplicate, clustering,
+  selection and synthesis runs;
 - :mod:`~vendiscope.core.views.records` — record sources and texts, and which stored set
   (map, score, feature vectors) is shown when none is named;
 - :mod:`~vendiscope.core.views.tables` — per-source, per-cluster, near-duplicate and coverage
@@ -47,6 +47,7 @@ from vendiscope.core.views.runs import (
     score_run,
     score_summary,
     selection_runs,
+    synthesis_runs,
 )
 from vendiscope.core.views.tables import (
     cluster_table,
@@ -94,4 +95,5 @@ __all__ = [
     "source_contributions",
     "source_table",
     "sparse_cluster_examples",
+    "synthesis_runs",
 ]

@@ -132,6 +132,14 @@ class ViewData(Protocol):
         """The subset of the latest selection run that still exists, if any."""
         ...
 
+    def synthesis_runs(self) -> list[dict[str, Any]]:
+        """The synthesis runs whose pool is the dataset or that wrote it (its ``synth-N``),
+        oldest first, each with at least one committed round: ``{"run_id", "status",
+        "params", "result"}`` (``result``: the job's, with ``rounds``, ``pool_gvendi``, ...).
+        Raises :class:`~vendiscope.api.NotComputed` naming ``vendiscope synthesize`` when
+        there are none."""
+        ...
+
     def coverage(
         self,
         target: str | None = None,

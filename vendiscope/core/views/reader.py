@@ -136,6 +136,9 @@ class ProjectViewData:
     def latest_selection_subset(self) -> str | None:
         return runs.latest_selection_subset(self._project, self._dataset)
 
+    def synthesis_runs(self) -> list[dict[str, Any]]:
+        return runs.synthesis_runs(self._project, self._dataset)
+
     def coverage(
         self,
         target: str | None = None,

@@ -157,7 +157,7 @@ def build_figure(chart: dict[str, Any], *, width: int = WIDTH, height: int = HEI
     axes = figure.add_subplot()
     kind = chart["kind"]
     drawn = _DRAW[kind](figure, axes, chart)
-    axes.set_title(_wrap(chart["title"], width), loc="left")
+    axes.set_title(_wrap(chart["title"], width, dpi), loc="left")
     axes.set_xlabel(plain(chart.get("x_label", "")))
     axes.set_ylabel(plain(chart.get("y_label", "")))
     if chart.get("y_log") and drawn:
@@ -178,8 +178,10 @@ def is_background(name: str) -> bool:
     return name.startswith("(") and name.endswith(")")
 
 
-def _wrap(title: str, width: int) -> str:
-    columns = max(30, int(width / 9.5))
+def _wrap(title: str, width: int, dpi: int = DPI) -> str:
+    """The title in lines that fit ``width`` pixels: a title character is about 9.5 px wide
+    at 100 dpi, and wider in proportion at a higher dpi."""
+    columns = max(30, int(width / (9.5 * dpi / 100)))
     return "\n".join(textwrap.wrap(plain(title), columns)[:3]) or " "
 
 

@@ -4,6 +4,7 @@ runs of a dataset, as plain data. Nothing here recomputes a job's result.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -191,6 +192,29 @@ def latest_selection_subset(project: Project, dataset: str) -> str | None:
     return runs[-1]["subset"] if runs else None
 
 
+# ----------------------------------------------------------------------------- synthesis
+def synthesis_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
+    """The synthesis runs of ``dataset``, oldest first, as plain data: those whose pool is
+    ``dataset`` and those that wrote it (its new dataset, ``params["name"]``, or the
+    unfiltered stream, ``params["all"]``). Only runs with at least one committed round
+    count (a running run's result grows after every round).
+
+    Each is ``{"run_id", "status", "params", "result"}``. Raises :class:`NotComputed`
+    naming ``vendiscope synthesize`` when there are none.
+    """
+    from vendiscope.core.synthesis.reading import synthesis_runs as runs_of
+
+    out = [
+        {"run_id": run.id, "status": run.status, "params": copy.deepcopy(run.params or {}),
+         "result": copy.deepcopy(run.result)}
+        for run in runs_of(project, dataset)
+        if isinstance(run.result, dict) and run.result.get("rounds")
+    ]  # fmt: skip
+    if not out:
+        raise NotComputed("synthesis runs", command(project, "synthesize", dataset))
+    return out
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -206,4 +230,5 @@ __all__ = [
     "score_run",
     "score_summary",
     "selection_runs",
+    "synthesis_runs",
 ]
