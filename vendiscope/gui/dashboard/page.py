@@ -170,9 +170,15 @@ class DashboardView(QWidget):
         self.map_button = QPushButton(icon("map"), "Show on the map")
         self.map_button.setToolTip("Open the map with the sparse clusters highlighted")
         self.map_button.clicked.connect(self._show_sparse_on_map)
+        self.fill_button = QPushButton(icon("clusters"), "Fill gaps…")
+        self.fill_button.setToolTip(
+            "Generate new examples for the sparse clusters, kept only where they add diversity"
+        )
+        self.fill_button.clicked.connect(self._fill_gaps)
         clusters_head = QHBoxLayout()
         clusters_head.addWidget(self.clusters_note, 1)
         clusters_head.addWidget(self.map_button)
+        clusters_head.addWidget(self.fill_button)
         clusters_head.addWidget(self.clusters_button)
         clusters_box = QWidget()
         clusters_layout = QVBoxLayout(clusters_box)
@@ -319,6 +325,13 @@ class DashboardView(QWidget):
         has_vectors = bool(summary.gradient_sets or summary.embedding_sets)
         self.clusters.setRowCount(0)
         self.map_button.setVisible(found is not None)
+        self.fill_button.setVisible(found is not None and self.window_ is not None)
+        self.fill_button.setEnabled(bool(summary.gradient_sets) and self.document.writable)
+        self.fill_button.setToolTip(
+            "Generate new examples for the sparse clusters, kept only where they add diversity"
+            if summary.gradient_sets
+            else "Needs gradient features first (Compute gradients…)"
+        )
         self.clusters_button.setText("Recompute clusters…" if found else "Find clusters…")
         self.clusters_button.setEnabled(has_vectors)
         if found is None:
@@ -360,6 +373,12 @@ class DashboardView(QWidget):
             view = opener("records", self.dataset)
             if view is not None:
                 view.select_position(int(positions[0]))
+
+    def _fill_gaps(self) -> None:
+        from vendiscope.gui.synthesis.launch import fill_gaps
+
+        if self.window_ is not None:
+            fill_gaps(self.window_, self.dataset)
 
     def _show_sparse_on_map(self) -> None:
         opener = getattr(self.window_, "open_view", None)

@@ -385,6 +385,33 @@ def select(
     )
 
 
+def synthesize(
+    location: str,
+    dataset: str,
+    options: dict[str, Any],
+    *,
+    progress: Progress,
+    cancel: CancelToken,
+) -> TaskResult:
+    """Prismatic Synthesis: new examples for the dataset's sparse clusters, kept only when
+    they fill a gap, as a new dataset (resumes a run of the same name and options)."""
+    from vendiscope.core.synthesis.job import synthesize as synthesize_dataset
+    from vendiscope.core.synthesis.options import SynthesisOptions
+
+    with opened(location) as project:
+        report = synthesize_dataset(
+            project, dataset, SynthesisOptions(**options), progress=progress, cancel=cancel
+        )
+    baseline = "" if report.baseline is None else f" ({report.baseline:,.1f} without the filter)"
+    resumed = f", resumed after round {report.resumed_from:,}" if report.resumed_from else ""
+    return TaskResult(
+        f"Accepted {report.accepted:,} of {report.generated:,} generated examples into "
+        f"'{report.name}': G-Vendi {report.pool_gvendi:,.1f} -> {report.gvendi:,.1f}{baseline}"
+        f"{resumed}",
+        {"run_id": report.run_id, "dataset": report.name, "all": report.all_name},
+    )
+
+
 def save_subset(
     location: str,
     dataset: str,

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QToolBar, QWidget
 
+from vendiscope.gui.synthesis import monitor as _synthesis_monitor  # noqa: F401 - its view
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.windows.tabs import VIEW_TYPES
 
@@ -96,6 +97,13 @@ def _show_user_guide(window: QWidget) -> None:
     from vendiscope.gui.windows.user_guide import show_user_guide
 
     show_user_guide(window)
+
+
+def _fill_gaps(window: ActionsWindow) -> None:
+    """The "Fill gaps…" dialog for the selected dataset, then its job and monitor."""
+    from vendiscope.gui.synthesis.launch import fill_gaps
+
+    fill_gaps(window)
 
 
 class WindowActions:
@@ -227,6 +235,13 @@ class WindowActions:
             shortcut=StandardKey.HelpContents,
             tip="Read the user guide and the desktop app's guide in a window",
         )
+        self.fill_gaps = make_action(
+            w,
+            "&Fill gaps…",
+            lambda: _fill_gaps(w),
+            icon_name="clusters",
+            tip="Generate new examples for the sparse clusters, kept only where they add diversity",
+        )
         self.about = make_action(w, "&About Vendiscope", w.show_about, icon_name="info")
         self.about.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_qt = make_action(w, "About &Qt", w.show_about_qt)
@@ -240,6 +255,7 @@ class WindowActions:
             self.dashboard,
             self.map_view,
             self.selection_view,
+            self.fill_gaps,
             self.find,
             self.refresh,
         ]
@@ -287,6 +303,7 @@ class WindowActions:
 
         jobs = bar.addMenu("&Jobs")
         jobs.addActions(list(window.pipeline.actions.values()))
+        jobs.addAction(self.fill_gaps)
         jobs.addSeparator()
         jobs.addAction(self.cancel_jobs)
 
