@@ -105,3 +105,13 @@ def synthesis_pool(tmp_path_factory: pytest.TempPathFactory, tiny_lm: Path) -> P
             project, "pool", params={"model": str(tiny_lm), "dim": 64, "device": "cpu"}
         )
     return location
+
+
+@pytest.fixture
+def synthesis_project(synthesis_pool: Path, tmp_path: Path) -> Path:
+    """A copy of :func:`synthesis_pool` for one test to change."""
+    import shutil
+
+    copy = tmp_path / "project.vscope"
+    shutil.copy(synthesis_pool, copy)
+    return copy

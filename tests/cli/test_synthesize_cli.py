@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,10 +17,8 @@ from vendiscope.core.store.project import Project
 
 
 @pytest.fixture
-def location(synthesis_pool: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "project.vscope"
-    shutil.copy(synthesis_pool, copy)
-    return copy
+def location(synthesis_project: Path) -> Path:
+    return synthesis_project
 
 
 @pytest.fixture(scope="module")

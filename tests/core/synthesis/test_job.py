@@ -29,10 +29,8 @@ SECRET = "sk-test-not-to-be-stored-7f3a9"
 
 
 @pytest.fixture
-def location(synthesis_pool: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "project.vscope"
-    shutil.copy(synthesis_pool, copy)
-    return copy
+def location(synthesis_project: Path) -> Path:
+    return synthesis_project
 
 
 @pytest.fixture(scope="module")

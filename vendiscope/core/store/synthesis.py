@@ -17,6 +17,7 @@ from sqlalchemy import Connection, func, select, update
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store import bulk
+from vendiscope.core.store.imports import insert_dataset
 from vendiscope.core.store.schema import Dataset, Record, Run, VectorChunk, VectorSet
 from vendiscope.core.store.vectors import COMPLETE, DEFAULT_CHUNK_ROWS
 
@@ -69,20 +70,10 @@ def create_dataset(
     now = datetime.now(timezone.utc)
     try:
         with project.engine.begin() as connection:
-            dataset_id = connection.execute(
-                Dataset.__table__.insert().values(
-                    name=name,
-                    source_uri=source_uri,
-                    format=FORMAT,
-                    field_mapping=field_mapping,
-                    source_schema=None,
-                    row_count=0,
-                    duplicate_count=0,
-                    skipped_count=0,
-                    fingerprint="",
-                    created_at=now,
-                )
-            ).inserted_primary_key[0]
+            dataset_id = insert_dataset(
+                connection, name=name, source_uri=source_uri, format=FORMAT,
+                field_mapping=field_mapping, source_schema=None,
+            )  # fmt: skip
             connection.execute(
                 VectorSet.__table__.insert().values(
                     dataset_id=dataset_id,

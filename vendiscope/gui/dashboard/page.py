@@ -32,7 +32,7 @@ from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs.background import Loader
 from vendiscope.gui.selection.compare_table import SubsetCompareTable
 from vendiscope.gui.widgets.icons import icon
-from vendiscope.gui.widgets.text import plain_label, plain_tip
+from vendiscope.gui.widgets.text import plain_label, plain_tip, titled
 from vendiscope.gui.windows.document import ProjectDocument
 from vendiscope.gui.windows.tabs import register_view
 
@@ -189,12 +189,12 @@ class DashboardView(QWidget):
         tables = QSplitter(Qt.Orientation.Vertical)
         self.tables = tables
         self._sources_fitted = False
-        tables.addWidget(_titled("Per source", self.sources))
-        tables.addWidget(_titled("Sparse clusters: under-represented kinds of data", clusters_box))
+        tables.addWidget(titled("Per source", self.sources))
+        tables.addWidget(titled("Sparse clusters: under-represented kinds of data", clusters_box))
         tables.setSizes([180, 260])
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(tables)
-        bottom.addWidget(_titled("Eigenvalue spectrum", self.spectrum))
+        bottom.addWidget(titled("Eigenvalue spectrum", self.spectrum))
         bottom.setSizes([560, 440])
         bottom.setMinimumHeight(340)
 
@@ -444,17 +444,6 @@ class _FittedPage(QWidget):
 
     def heightForWidth(self, _width: int) -> int:
         return self.minimumSizeHint().height()
-
-
-def _titled(title: str, widget: QWidget) -> QWidget:
-    holder = QWidget()
-    layout = QVBoxLayout(holder)
-    layout.setContentsMargins(0, 0, 0, 0)
-    label = plain_label(title)
-    label.setObjectName("sectionTitle")
-    layout.addWidget(label)
-    layout.addWidget(widget, 1)
-    return holder
 
 
 def _factory(document: ProjectDocument, dataset: str, window: Any) -> DashboardView:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from vendiscope.gui.synthesis import data
 from vendiscope.gui.synthesis.outputs import OutputsBrowser
 from vendiscope.gui.widgets.icons import icon
-from vendiscope.gui.widgets.text import plain_label, plain_tip
+from vendiscope.gui.widgets.text import plain_label, plain_tip, titled
 from vendiscope.gui.windows.document import ProjectDocument
 from vendiscope.gui.windows.tabs import register_view
 
@@ -141,11 +141,11 @@ class SynthesisMonitor(QWidget):
         self.outputs = OutputsBrowser(document.location)
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.chart_pages)  # the chart's title heads it
-        top.addWidget(_titled("Rounds", self.rounds))
+        top.addWidget(titled("Rounds", self.rounds))
         top.setSizes([500, 500])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
-        body.addWidget(_titled("Outputs", self.outputs))
+        body.addWidget(titled("Outputs", self.outputs))
         body.setSizes([300, 240])
         self.body = body
         layout = QVBoxLayout(self)
@@ -355,17 +355,6 @@ class SynthesisMonitor(QWidget):
 
         if self.window_ is not None:
             fill_gaps(self.window_, self.dataset)
-
-
-def _titled(title: str, widget: QWidget) -> QWidget:
-    holder = QWidget()
-    layout = QVBoxLayout(holder)
-    layout.setContentsMargins(0, 0, 0, 0)
-    label = plain_label(title)
-    label.setObjectName("sectionTitle")
-    layout.addWidget(label)
-    layout.addWidget(widget, 1)
-    return holder
 
 
 def _factory(document: ProjectDocument, dataset: str, window: Any) -> SynthesisMonitor:

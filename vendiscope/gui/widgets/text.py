@@ -19,7 +19,7 @@ from html import escape
 
 from PySide6 import QtGui
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QLabel, QMessageBox, QVBoxLayout, QWidget
 
 __all__ = ["ask", "make_plain", "markup", "message_box", "plain_label", "plain_tip", "rich_label"]
 
@@ -30,6 +30,18 @@ def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setText(text)
     return label
+
+
+def titled(title: str, widget: QWidget) -> QWidget:
+    """``widget`` under a section title (object name ``sectionTitle``), without margins."""
+    holder = QWidget()
+    layout = QVBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    label = plain_label(title)
+    label.setObjectName("sectionTitle")
+    layout.addWidget(label)
+    layout.addWidget(widget, 1)
+    return holder
 
 
 def rich_label(html: str = "", parent: QWidget | None = None) -> QLabel:
