@@ -175,15 +175,16 @@ class DashboardView(QWidget):
             "Generate new examples for the sparse clusters, kept only where they add diversity"
         )
         self.fill_button.clicked.connect(self._fill_gaps)
-        clusters_head = QHBoxLayout()
-        clusters_head.addWidget(self.clusters_note, 1)
-        clusters_head.addWidget(self.map_button)
-        clusters_head.addWidget(self.fill_button)
-        clusters_head.addWidget(self.clusters_button)
+        clusters_buttons = QHBoxLayout()  # below the note, so the note keeps the full width
+        clusters_buttons.addStretch(1)
+        clusters_buttons.addWidget(self.map_button)
+        clusters_buttons.addWidget(self.fill_button)
+        clusters_buttons.addWidget(self.clusters_button)
         clusters_box = QWidget()
         clusters_layout = QVBoxLayout(clusters_box)
         clusters_layout.setContentsMargins(0, 0, 0, 0)
-        clusters_layout.addLayout(clusters_head)
+        clusters_layout.addWidget(self.clusters_note)
+        clusters_layout.addLayout(clusters_buttons)
         clusters_layout.addWidget(self.clusters, 1)
 
         tables = QSplitter(Qt.Orientation.Vertical)
