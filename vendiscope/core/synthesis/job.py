@@ -124,7 +124,7 @@ def synthesize(
     result.update(
         generator_check=description,
         budget=options.budget,
-        options=_recorded_options(options),
+        options=options.to_json(),
     )
     job = Rounds(project, pool, options, all_name, run_id, result, generator, featurizer, template)
     try:
@@ -165,10 +165,6 @@ def synthesize(
     )
 
 
-def _recorded_options(options: SynthesisOptions) -> dict[str, Any]:
-    return options.to_json()
-
-
 def _comparable(options: dict[str, Any]) -> dict[str, Any]:
     kept = {k: v for k, v in options.items() if k not in RESUMABLE_CHANGES}
     params = dict(kept.get("generator_params") or {})
@@ -202,7 +198,7 @@ def _resumable_run(project: Project, dataset: str, options: SynthesisOptions) ->
                 f"synthesis into '{run.params.get('name')}' is running (run {run.id}, "
                 f"pid {(run.owner or {}).get('pid')}); wait for it or stop it first"
             )
-        wanted = _comparable(_recorded_options(replace(options, name=run.params.get("name"))))
+        wanted = _comparable(replace(options, name=run.params.get("name")).to_json())
         if _comparable(run.params.get("options", {})) != wanted:
             if options.name is not None:
                 raise ProjectError(
@@ -236,7 +232,7 @@ def _start(
         "dataset": pool.dataset,
         "name": name,
         "all": all_name,
-        "options": _recorded_options(options),
+        "options": options.to_json(),
     }
     run_id = start_run(
         project,

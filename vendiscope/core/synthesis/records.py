@@ -54,8 +54,12 @@ class Keys:
         values = record.roles()
         return {key: values.get(role) for key, role in self.by_key.items()}
 
+    def roles_of(self, values: Mapping[str, str]) -> dict[str, str | None]:
+        """A parsed generation's values by role."""
+        return {role: values[key] for key, role in self.by_key.items()}
+
     def new_record(self, values: Mapping[str, str], provenance: dict[str, Any]) -> NewRecord:
         """A parsed generation as a record, its provenance kept in its original row."""
-        roles: dict[str, str | None] = {role: values[key] for key, role in self.by_key.items()}
+        roles = self.roles_of(values)
         raw = {**{key: values[key] for key in self.by_key}, PROVENANCE_KEY: provenance}
         return NewRecord(roles, raw, content_hash(roles))

@@ -18,7 +18,7 @@ from vendiscope.core.base.errors import PluginError, ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.base.text import shorten
 from vendiscope.core.gaps.clustering import Clustering, default_k, spherical_kmeans
-from vendiscope.core.io.hashing import Fingerprint
+from vendiscope.core.io.hashing import Fingerprint, content_hash
 from vendiscope.core.metrics import vendi
 from vendiscope.core.store import records as stored_records
 from vendiscope.core.store import synthesis as store
@@ -292,14 +292,11 @@ class Rounds:
                     output.text, keys.names, finish_reason=output.finish_reason
                 )
                 if parsed.values is not None:
-                    record = keys.new_record(parsed.values, {})
-                    if (
-                        record.content_hash in self.guard.hashes
-                        or record.content_hash in batch_hashes
-                    ):
+                    digest = content_hash(keys.roles_of(parsed.values))
+                    if digest in self.guard.hashes or digest in batch_hashes:
                         reasons[EXACT] += 1
                         continue
-                    batch_hashes.add(record.content_hash)
+                    batch_hashes.add(digest)
                     valid.append((slot, parsed.values))
                     continue
                 reason, detail = str(parsed.reason), parsed.detail
@@ -374,7 +371,7 @@ class Rounds:
         if not values:
             return np.empty((0, self.dim), dtype=np.float32)
         keys = self.pool.keys
-        records = [{role: v[key] for key, role in keys.by_key.items()} for v in values]
+        records = [keys.roles_of(v) for v in values]
         progress.start(
             f"round {number + 1}: gradients of {len(records)} generations",
             total=len(records),
