@@ -109,7 +109,7 @@ def test_score_columns_are_named_by_what_they_are_and_every_column_is_in_view(
     shown = model.headerData(5, Qt.Orientation.Horizontal)
     assert shown == "Leverage\n(gradients/fast)"  # what, then on what
     tip = model.headerData(5, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
-    assert "run #12" in tip and "G-Vendi on 'gradients/fast'" in tip and "bootstrap = 200" in tip
+    assert "run #5" in tip and "G-Vendi on 'gradients/fast'" in tip and "bootstrap = 200" in tip
     assert [header.visualIndex(c) for c in (0, 4, 5)] == [0, 1, 2]  # scores next to the #
     qtbot.wait(50)
     assert view.select_position(3)  # selecting a record keeps the # column in view

@@ -202,7 +202,7 @@ def test_the_monitor_in_the_window_offers_resume_and_open(
     ("where", "expected"),
     [
         ("pool", "127.0.0.1:9"),  # gradients of this version: the server is the problem
-        ("demo", "compute them again"),  # the demo's bundled gradients are of featurizer v1
+        ("demo", "127.0.0.1:9"),  # the demo's bundled gradients are current: the same
     ],
 )
 def test_a_job_that_cannot_start_says_why_in_the_monitor(

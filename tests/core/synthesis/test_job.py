@@ -143,6 +143,23 @@ def test_an_unknown_model_or_server_is_named(location: Path, server: dict) -> No
         assert [d.name for d in project.datasets()] == ["pool"], "a failed start wrote data"
 
 
+def test_gradients_of_another_featurizer_version_are_named(location: Path, server: dict) -> None:
+    from sqlalchemy import select, update
+
+    from vendiscope.core.store.schema import VectorSet
+
+    with Project.open(location) as project, project.session() as session:
+        current = session.scalars(select(VectorSet.model).where(VectorSet.kind == "gradient"))
+        old = "gradients/v0 " + next(iter(current)).split(" ", 1)[1]
+        session.execute(update(VectorSet).where(VectorSet.kind == "gradient").values(model=old))
+        session.commit()
+    with Project.open(location) as project:
+        stale = r"another version of the featurizer \(gradients/v0;"
+        with pytest.raises(ProjectError, match=stale):
+            synthesize(project, "pool", openai_options(server, budget=2))
+        assert [d.name for d in project.datasets()] == ["pool"], "a refused start wrote data"
+
+
 def test_preview_shows_seed_examples_of_a_cluster(location: Path) -> None:
     with Project.open(location) as project:
         messages = preview_prompt(project, "pool", SynthesisOptions(), record=5)
