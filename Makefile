@@ -34,7 +34,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 test: lint
-	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest --numprocesses=logical --maxprocesses=4 --dist=loadfile
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -10,6 +10,12 @@ from typing import Any
 import orjson
 import pytest
 
+if os.environ.get("PYTEST_XDIST_WORKER"):  # `make test` runs the suite on parallel workers:
+    # each gets its share of the cores (torch, BLAS and the processes tests start read these).
+    _workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    _threads = str(max(1, (os.cpu_count() or 1) // _workers))
+    for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_variable, _threads)
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
