@@ -21,10 +21,13 @@ Interfaces (subclass one per contribution)
     from chat prompts, :data:`Message` lists); their results :class:`SourceRow`,
     :class:`BadRow`, :class:`SourceInfo`, :class:`MetricResult`, :class:`Selection`,
     :class:`Generation`; :class:`VectorSource` (a set read in chunks, what a streaming
-    selector reads).
+    selector reads); :class:`Trainer` (API 1.5: fine-tunes a small model on a subset and
+    scores it on a target set) and its results :class:`Evaluation`,
+    :class:`TrainingOutcome`, :class:`TrainingCost`.
 Declaring a plugin
     :class:`PluginManifest`, :class:`Contribution`, :data:`API_VERSION`, :data:`KINDS`.
-Progress and cancellation (jobs pass them to ``embed``, ``featurize``, ``select``, ``generate``)
+Progress and cancellation (jobs pass them to ``embed``, ``featurize``, ``select``, ``generate``,
+``train`` and ``evaluate``)
     :class:`Progress` (the protocol), :class:`CancelToken`, :class:`Cancelled`,
     :class:`NullProgress`, :class:`RecordingProgress` (for tests).
 Errors a plugin raises
@@ -49,12 +52,16 @@ What a view reads (API 1.3)
     since 1.3 and goes in 2.0.
 Helpers
     :func:`representative_order` (batch order whose every prefix spreads over the range),
-    :func:`shorten` (text on one line, cut with an ellipsis: chart labels).
+    :func:`shorten` (text on one line, cut with an ellipsis: chart labels);
+    :func:`final_answer` (the answer a math solution ends with) and :func:`same_answer`
+    (whether two answers agree, numbers compared as numbers), what trainers check with.
 
 Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`; 1.2 added
 ``View.needs_target`` and :class:`FromProject`; 1.3 added what a view reads (above) and
 :func:`representative_order` and :func:`shorten`; 1.4 added :class:`Generator`,
-:class:`Generation` and :data:`Message` (the ``generator`` kind).
+:class:`Generation` and :data:`Message` (the ``generator`` kind); 1.5 added trainers:
+:class:`Trainer`, :class:`Evaluation`, :class:`TrainingOutcome`, :class:`TrainingCost` (the
+``trainer`` kind), :func:`final_answer` and :func:`same_answer`.
 """
 
 from __future__ import annotations
@@ -89,6 +96,7 @@ from vendiscope.core.plugins.charts import (
 from vendiscope.core.plugins.interfaces import (
     BadRow,
     Embedder,
+    Evaluation,
     Exporter,
     Featurizer,
     Generation,
@@ -102,6 +110,9 @@ from vendiscope.core.plugins.interfaces import (
     SourceInfo,
     SourceRow,
     StreamingSelector,
+    Trainer,
+    TrainingCost,
+    TrainingOutcome,
     VectorSource,
     View,
 )
@@ -115,6 +126,7 @@ from vendiscope.core.plugins.params import (
     coerce_params,
     describe_params,
 )
+from vendiscope.core.studies.answers import final_answer, same_answer
 from vendiscope.core.views.missing import NotComputed
 from vendiscope.core.views.protocol import (
     MAX_CONTRIBUTION_SOURCES,
@@ -142,6 +154,7 @@ __all__ = [
     "Choices",
     "Contribution",
     "Embedder",
+    "Evaluation",
     "ExportError",
     "Exporter",
     "Featurizer",
@@ -172,13 +185,18 @@ __all__ = [
     "SourceInfo",
     "SourceRow",
     "StreamingSelector",
+    "Trainer",
+    "TrainingCost",
+    "TrainingOutcome",
     "VectorSource",
     "VendiscopeError",
     "View",
     "ViewData",
     "coerce_params",
     "describe_params",
+    "final_answer",
     "representative_order",
+    "same_answer",
     "shorten",
     "validate_chart",
     "view_data",

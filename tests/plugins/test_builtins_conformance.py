@@ -3,8 +3,8 @@
 The cases are enumerated from ``default_registry()`` (parametrised ``kind:name``), so a
 contribution added to the built-in manifest later is covered without touching this file. Each
 kind gets what its checks need: sample files for importers, the matching importer for
-exporters, a tiny local model for the gradient featurizer, and a small audited project for
-views.
+exporters, a tiny local model for the gradient featurizer and the trainer, and a small audited
+project for views.
 """
 
 from __future__ import annotations
@@ -176,6 +176,9 @@ def options(kind: str, name: str, request: pytest.FixtureRequest) -> dict[str, A
         return {"params": {"model": str(model), "dim": 64, "device": "cpu"}}
     if kind == "view":
         return {"data": request.getfixturevalue("audited")}
+    if kind == "trainer":
+        model = request.getfixturevalue("tiny_lm")
+        return {"params": {"model": str(model), "device": "cpu", "blocks": 1, "batch_size": 2}}
     return {}
 
 

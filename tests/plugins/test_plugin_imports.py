@@ -16,9 +16,11 @@ PLUGINS = Path(vendiscope.plugins.__file__).parent
 PURE_CORE = {
     # algorithms and helpers that read nothing from a project
     "vendiscope.core.base.project_files",
+    "vendiscope.core.gradients.batches",  # the trainer's batches and response losses
     "vendiscope.core.gradients.dims",
     "vendiscope.core.gradients.features",
     "vendiscope.core.gradients.proxy",
+    "vendiscope.core.gradients.render",  # the trainer's chat rendering with a response mask
     "vendiscope.core.gradients.sketch",
     "vendiscope.core.metrics.resolution",
     "vendiscope.core.metrics.vendi",

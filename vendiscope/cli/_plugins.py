@@ -17,7 +17,9 @@ plugin_app = typer.Typer(
 )
 app.add_typer(plugin_app, name="plugin")
 
-KIND_HELP = "metric, selector, embedder, featurizer, view, importer, exporter or generator."
+KIND_HELP = (
+    "metric, selector, embedder, featurizer, view, importer, exporter, generator or trainer."
+)
 
 
 @app.command()

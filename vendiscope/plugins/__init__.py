@@ -235,5 +235,17 @@ manifest = PluginManifest(
                 "Ollama, TGI, transformers serve, hosted APIs), concurrently, with retries."
             ),
         ),
+        Contribution(
+            "trainer",
+            "causal-lm",
+            "vendiscope.plugins.trainers.causal_lm:CausalLMTrainer",
+            "Fine-tune a causal LM",
+            description=(
+                "Trains the last blocks of a small causal LM (the bundled SmolLM2-135M-Instruct "
+                "by default), or LoRA adapters on them, on a subset; scores its loss and "
+                "accuracy on a target set. Frozen blocks are computed once per example."
+            ),
+            meta={"default": True},
+        ),
     ),
 )

@@ -52,6 +52,19 @@ generator (optionally ``prompts=[...]``, ``max_new_tokens``, ``live``, ``determi
     A generator that raises :class:`~vendiscope.api.PluginError` on its first call (no
     weights, no server) has these generation checks skipped with a warning, unless
     ``live=True`` (then they fail); ``live=False`` never runs them.
+trainer (optionally ``examples=[...]``, ``target=[...]``, ``steps``, ``max_new_tokens``, ``live``,
+``atol``)
+    ``model_id`` a stable non-empty string and ``describe()`` JSON-serialisable, without
+    loading a model; no examples or no target raise ``ValueError``, and so does an example
+    without a ``"response"`` (naming its index and the field); a cancelled token raises
+    ``Cancelled`` from ``train`` and ``evaluate``. Then, with a short run (``steps=2``,
+    ``max_new_tokens=8``): ``evaluate`` and ``train`` give a valid
+    :class:`~vendiscope.api.Evaluation` / :class:`~vendiscope.api.TrainingOutcome` of every
+    target example (JSON details, progress reported); inputs unchanged; a second run with
+    the same seed gives the same losses (within ``atol``, 1e-6) and accuracy;
+    ``estimate`` gives a :class:`~vendiscope.api.TrainingCost`. A trainer that raises
+    :class:`~vendiscope.api.PluginError` on its first call (no weights) has these checks
+    skipped with a warning, unless ``live=True``.
 view (optionally ``data={...}`` or a function returning it)
     ``build`` returns a valid, JSON-serialisable chart description
     (:func:`~vendiscope.api.validate_chart`) for a small sample project (dataset ``sample``:
@@ -61,7 +74,8 @@ view (optionally ``data={...}`` or a function returning it)
 Options (``**opts``): ``params`` (for a class), ``n``/``dim``/``vectors`` (sample matrix),
 ``k`` (selector budget), ``rtol``/``atol`` (tolerances), ``texts``, ``records``, ``rows``,
 ``sample``, ``expected``, ``exporter``, ``importer``, ``schema``, ``data``, ``prompts``,
-``max_new_tokens``, ``live``, ``deterministic``, ``name`` (shown in messages).
+``max_new_tokens``, ``live``, ``deterministic``, ``examples``, ``target``, ``steps``, ``name``
+(shown in messages).
 
 :func:`sample_project` makes the small project the view checks use, for your own view tests.
 """
@@ -83,6 +97,7 @@ from vendiscope.testing._generators import GENERATOR
 from vendiscope.testing._io import EXPORTER, IMPORTER
 from vendiscope.testing._models import VECTORS
 from vendiscope.testing._subject import Subject
+from vendiscope.testing._trainers import TRAINER
 from vendiscope.testing._vectors import METRIC, SELECTOR
 from vendiscope.testing._views import VIEW
 from vendiscope.testing.sample import sample_project
@@ -96,6 +111,7 @@ CHECKS: dict[str, tuple[Callable[[Subject], None], ...]] = {
     "selector": SELECTOR,
     "view": VIEW,
     "generator": GENERATOR,
+    "trainer": TRAINER,
 }
 """The kind-specific checks (the common ones, :data:`COMMON`, run first)."""
 
@@ -211,6 +227,11 @@ def check_generator(obj: Any, **opts: Any) -> None:
     check_contribution("generator", obj, **opts)
 
 
+def check_trainer(obj: Any, **opts: Any) -> None:
+    """:func:`check_contribution` for a trainer (``live=True`` when its model must load)."""
+    check_contribution("trainer", obj, **opts)
+
+
 def _base(kind: str) -> type:
     from vendiscope.core.plugins.registry import BASE_CLASSES
 
@@ -233,6 +254,7 @@ __all__ = [
     "check_registered",
     "check_selector",
     "check_signatures",
+    "check_trainer",
     "check_view",
     "iter_checks",
     "parametrize_with_checks",

@@ -8,11 +8,12 @@ import sys
 import vendiscope.api as api
 from vendiscope.core.base import errors, jobs, text
 from vendiscope.core.plugins import PluginRegistry, charts, interfaces, manifest, params
+from vendiscope.core.studies import answers
 from vendiscope.core.views import missing, protocol
 
 
 def test_the_facade_re_exports_the_real_objects() -> None:
-    homes = (charts, errors, jobs, interfaces, manifest, params, missing, protocol, text)
+    homes = (charts, errors, jobs, interfaces, manifest, params, missing, protocol, text, answers)
     for name in api.__all__:
         value = getattr(api, name)
         assert any(getattr(home, name, None) is value for home in homes), name
@@ -25,6 +26,8 @@ def test_the_facade_re_exports_the_real_objects() -> None:
         "Range", "Choices", "ParamSpec", "describe_params", "coerce_params",
         "Chart", "ScatterSeries", "validate_chart",
         "ViewData", "view_data", "NotComputed", "VENDI_METRICS", "METRIC_TITLES",
+        "Generator", "Generation", "Message",
+        "Trainer", "Evaluation", "TrainingOutcome", "TrainingCost", "final_answer", "same_answer",
     }  # fmt: skip
     assert expected <= set(api.__all__)
     assert not any(name.startswith("_") for name in api.__all__)

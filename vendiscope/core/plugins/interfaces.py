@@ -331,6 +331,95 @@ class Generator(ABC):
         return {}
 
 
+# --------------------------------------------------------------------------- trainers
+@dataclass(frozen=True)
+class Evaluation:
+    """How a model does on a target set.
+
+    ``loss`` is the mean over target examples of each example's mean response-token loss
+    (nats); ``accuracy`` the share of checkable examples (those with an ``"answer"``)
+    answered right, ``None`` when none is checkable; ``per_example`` each example's loss,
+    in target order.
+    """
+
+    loss: float  # mean over target examples of each example's mean response-token loss, nats
+    n: int  # target examples scored
+    accuracy: float | None = None  # share of checkable target examples answered right; None if none
+    checked: int = 0  # target examples that were checkable
+    per_example: tuple[float, ...] = ()  # each example's loss, in target order
+
+
+@dataclass(frozen=True)
+class TrainingOutcome:
+    """One training run: a fresh model trained on a subset, then evaluated on the target."""
+
+    evaluation: Evaluation
+    steps: int
+    examples_seen: int
+    train_loss: float  # mean training loss over the run's last quarter of steps
+    seconds: float
+    details: dict[str, Any] = field(default_factory=dict)  # JSON-serialisable facts
+
+
+@dataclass(frozen=True)
+class TrainingCost:
+    """What one run of a given size costs on this machine, measured."""
+
+    seconds_per_run: float  # a train() call of that size, caches warm
+    one_time_seconds: float  # what the first run adds (loading, caching frozen layers), whole pool
+    detail: str  # one line: what was measured, e.g. "0.21 s per training step of 8 examples"
+
+
+class Trainer(ABC):
+    """Fine-tunes a model on a training subset and scores it on a target set (API 1.5).
+
+    Examples are dicts: ``"prompt"`` (user turn) and ``"response"`` (assistant turn),
+    optionally ``"answer"`` (a checkable answer: the final number of a math solution, an NLI
+    label) and ``"choices"`` (the labels an answer is chosen from). Inputs are never
+    modified. Every :meth:`train` starts from the same untrained model: no state carries
+    from one run to the next except caches of what frozen layers compute, which never change
+    a result. Bad input raises ``ValueError`` naming the example and field (``"example 3: no
+    'response'"``), as do no examples or no target; a model that cannot load raises
+    :class:`~vendiscope.core.base.errors.PluginError` naming the model.
+    """
+
+    @abstractmethod
+    def evaluate(
+        self, target: Sequence[dict[str, Any]], *, progress: Progress, cancel: CancelToken
+    ) -> Evaluation:
+        """The untrained model on the target: the baseline each run is compared with."""
+
+    @abstractmethod
+    def train(
+        self,
+        examples: Sequence[dict[str, Any]],
+        target: Sequence[dict[str, Any]],
+        *,
+        seed: int,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> TrainingOutcome:
+        """Train a fresh model on examples (seeded: order, initialisation), evaluate it on target.
+
+        Same examples, target and seed give the same outcome on one machine.
+        """
+
+    @abstractmethod
+    def estimate(
+        self, n_examples: int, n_target: int, sample: Sequence[dict[str, Any]]
+    ) -> TrainingCost:
+        """Measure on a few sample examples what a run of this size costs here."""
+
+    @property
+    @abstractmethod
+    def model_id(self) -> str:
+        """What is trained and how (model, method, steps, learning rate), recorded with a study."""
+
+    def describe(self) -> dict[str, Any]:
+        """Plain facts worth recording (JSON-serialisable)."""
+        return {}
+
+
 # --------------------------------------------------------------------------- views
 class View(ABC):
     """Computes a Qt-free chart description from a dataset's results; the GUI and reports draw it.

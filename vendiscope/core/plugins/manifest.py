@@ -10,14 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-API_VERSION = "1.4"
+API_VERSION = "1.5"
 """1.1 added VectorSource and StreamingSelector (selection on sets larger than memory); 1.2
 added ``View.needs_target`` and ``FromProject`` (parameters naming a subset or vector set);
 1.3 added ``ViewData`` (``data["view_data"]``, read-only view data: views no longer need the
 project, whose ``data["project"]`` is deprecated and goes in 2.0), ``view_data``,
 ``NotComputed``, the view constants, ``shorten`` and ``representative_order``; 1.4 added
 ``Generator``/``Generation`` (the ``generator`` kind: LLMs that write new examples) and
-``Message``."""
+``Message``; 1.5 added trainers: ``Trainer`` (the ``trainer`` kind: fine-tune a small model on
+a subset and score it on a target set), ``Evaluation``, ``TrainingOutcome``, ``TrainingCost``
+and the answer helpers ``final_answer`` and ``same_answer``."""
 ENTRY_POINT_GROUP = "vendiscope.plugins"
 KINDS = (
     "importer",
@@ -28,6 +30,7 @@ KINDS = (
     "selector",
     "view",
     "generator",
+    "trainer",
 )
 
 

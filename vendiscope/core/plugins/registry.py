@@ -70,6 +70,7 @@ BASE_CLASSES: dict[str, type] = {
     "selector": interfaces.Selector,
     "view": interfaces.View,
     "generator": interfaces.Generator,
+    "trainer": interfaces.Trainer,
 }
 
 

@@ -27,7 +27,8 @@ def result_problem(
 
     ``rows`` is the number of input rows (vectors, texts, records), ``dim`` the declared
     vector size of an embedder or featurizer, ``k`` the budget given to a selector. For a
-    generator, ``rows`` is the number of prompts.
+    generator, ``rows`` is the number of prompts; for a trainer (an :class:`Evaluation` or a
+    :class:`TrainingOutcome`), the number of target examples.
     """
     check = _CHECKS.get(kind)
     return check(result, rows=rows, dim=dim, k=k) if check is not None else None
@@ -136,6 +137,64 @@ def _generations(result: Any, *, rows: int | None, **_: Any) -> str | None:
     return None
 
 
+def _training(result: Any, *, rows: int | None, **_: Any) -> str | None:
+    if isinstance(result, interfaces.TrainingOutcome):
+        steps, seen = result.steps, result.examples_seen
+        if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+            return f"returned steps = {steps!r}; expected an int >= 1"
+        if isinstance(seen, bool) or not isinstance(seen, numbers.Integral) or seen < 1:
+            return f"returned examples_seen = {seen!r}; expected an int >= 1"
+        if not _finite(result.train_loss):
+            return f"returned train_loss = {result.train_loss!r}; expected a finite number"
+        if not _finite(result.seconds) or result.seconds < 0:
+            return f"returned seconds = {result.seconds!r}; expected a number >= 0"
+        if not isinstance(result.details, dict):
+            return f"returned details of type {type(result.details).__name__}, not a dict"
+        return _evaluation(result.evaluation, rows=rows)
+    return _evaluation(result, rows=rows)
+
+
+def _evaluation(result: Any, *, rows: int | None) -> str | None:
+    if not isinstance(result, interfaces.Evaluation):
+        return f"returned {type(result).__name__}, not an Evaluation or a TrainingOutcome"
+    n, checked = result.n, result.checked
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        return f"returned an evaluation with n = {n!r}; expected an int >= 1"
+    if rows is not None and n != rows:
+        return f"returned an evaluation of {n} examples for {rows} target examples"
+    if not _finite(result.loss) or result.loss < 0:
+        return f"returned loss = {result.loss!r}; expected a finite number >= 0"
+    if isinstance(checked, bool) or not isinstance(checked, numbers.Integral):
+        return f"returned checked = {checked!r}; expected an int"
+    if not 0 <= checked <= n:
+        return f"returned checked = {checked} for {n} target examples"
+    if (result.accuracy is None) != (checked == 0):
+        return (
+            f"returned accuracy = {result.accuracy!r} with checked = {checked}; accuracy is "
+            "None exactly when no example was checkable"
+        )
+    if result.accuracy is not None and not (
+        _finite(result.accuracy) and 0.0 <= result.accuracy <= 1.0
+    ):
+        return f"returned accuracy = {result.accuracy!r}; expected a share in [0, 1]"
+    per_example = result.per_example
+    if not isinstance(per_example, tuple) or len(per_example) not in (0, n):
+        return f"returned per_example of length {len(per_example)}; expected {n} losses or ()"
+    if not all(_finite(x) and x >= 0 for x in per_example):
+        return "returned a per-example loss that is not a finite number >= 0"
+    return None
+
+
+def _finite(value: Any) -> bool:
+    import math
+
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, numbers.Real)
+        and math.isfinite(float(value))
+    )
+
+
 def _count(result: Any, *, rows: int | None, **_: Any) -> str | None:
     if isinstance(result, bool) or not isinstance(result, numbers.Integral) or result < 0:
         return f"returned {result!r}; write() must return the number of rows written"
@@ -152,6 +211,7 @@ _CHECKS = {
     "view": _chart,
     "exporter": _count,
     "generator": _generations,
+    "trainer": _training,
 }
 
 __all__ = ["result_problem"]

@@ -29,6 +29,7 @@ SCAFFOLD_KINDS = (
     "importer",
     "exporter",
     "generator",
+    "trainer",
 )
 """The kinds ``vendiscope plugin new`` can write an example of."""
 
@@ -46,6 +47,7 @@ _TITLES = {
     "importer": "Question || answer lines",
     "exporter": "Markdown for review",
     "generator": "Word-bigram remix",
+    "trainer": "Hashed word unigrams",
 }
 _USAGE = {
     "metric": "vendiscope score PROJECT DATASET --metric $plugin --vectors VECTOR_SET",
@@ -59,6 +61,7 @@ _USAGE = {
     "importer": "vendiscope import PROJECT data.qa      # or --format $plugin",
     "exporter": "vendiscope export PROJECT DATASET out.md --format $plugin",
     "generator": "vendiscope synthesize PROJECT DATASET -n 20 --generator $plugin",
+    "trainer": "# studies train with trainers; from Python: registry.create('trainer', '$plugin')",
 }
 
 

@@ -1,9 +1,14 @@
-"""What both built-in generators share: checking prompts and deriving seeds."""
+"""What both built-in generators share: checking prompts, deriving seeds, stop tokens.
+
+The built-in trainer's greedy answers stop where the local generator stops
+(:func:`stop_token_ids`).
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 ROLES = ("system", "user", "assistant")
 
@@ -38,3 +43,18 @@ def derive_seed(seed: int, index: int) -> int:
     """
     digest = hashlib.sha256(f"vendiscope-generate:{int(seed)}:{int(index)}".encode()).digest()
     return int.from_bytes(digest[:4], "big") >> 1
+
+
+def stop_token_ids(lm: Any, tokenizer: Any) -> set[int]:
+    """The token ids that end a completion: the model's and the tokenizer's end tokens."""
+    ids: set[int] = set()
+    configured = getattr(getattr(lm, "generation_config", None), "eos_token_id", None)
+    for value in (configured, tokenizer.eos_token_id):
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, (list, tuple)):
+            ids.update(int(v) for v in value)
+    end_of_turn = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    if isinstance(end_of_turn, int) and end_of_turn != tokenizer.unk_token_id:
+        ids.add(end_of_turn)
+    return ids

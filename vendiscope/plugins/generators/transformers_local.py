@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from vendiscope.api import Generation, Generator, Range
-from vendiscope.plugins.generators._common import check_prompts, derive_seed
+from vendiscope.plugins.generators._common import check_prompts, derive_seed, stop_token_ids
 
 if TYPE_CHECKING:
     from vendiscope.api import CancelToken, Message, Progress
@@ -167,7 +167,7 @@ class TransformersGenerator(Generator):
         encoded = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(
             lm.device
         )
-        stop = _stop_ids(lm, tokenizer)
+        stop = stop_token_ids(lm, tokenizer)
         sampling: dict[str, Any]
         if float(self.temperature) > 0:
             sampling = {
@@ -198,18 +198,3 @@ class TransformersGenerator(Generator):
             else:
                 results.append(Generation(text, "stop", tokens=end + 1))
         return results
-
-
-def _stop_ids(lm: Any, tokenizer: Any) -> set[int]:
-    """The token ids that end a completion: the model's and the tokenizer's end tokens."""
-    ids: set[int] = set()
-    configured = getattr(getattr(lm, "generation_config", None), "eos_token_id", None)
-    for value in (configured, tokenizer.eos_token_id):
-        if isinstance(value, int):
-            ids.add(value)
-        elif isinstance(value, (list, tuple)):
-            ids.update(int(v) for v in value)
-    end_of_turn = tokenizer.convert_tokens_to_ids("<|im_end|>")
-    if isinstance(end_of_turn, int) and end_of_turn != tokenizer.unk_token_id:
-        ids.add(end_of_turn)
-    return ids
