@@ -31,6 +31,17 @@ def pytest_configure(config: pytest.Config) -> None:
     run_watch.disable()
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """Tiny models' matrices are too small for threads; on a busy machine they only wait."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def project_path(tmp_path: Path) -> Path:
     return tmp_path / "test.vscope"

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import copy
 import inspect
-import json
 import warnings
 from typing import Any
 
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.runtime import result_problem
-from vendiscope.testing._subject import Subject
+from vendiscope.testing._subject import Subject, json_describe, stable_model_id
 
 PROMPTS = (
     ({"role": "user", "content": "Write one short sentence about rivers."},),
@@ -82,28 +81,12 @@ def _available(subject: Subject) -> bool:
 
 def check_generator_model_id(subject: Subject) -> None:
     """model_id is a non-empty string, the same on a fresh instance (no model or server used)."""
-    instance = subject.instance()
-    first = instance.model_id
-    assert isinstance(first, str) and first.strip(), (
-        f"{subject.name}.model_id is {first!r}; expected a non-empty string"
-    )
-    other = subject.fresh()
-    assert other.model_id == first, (
-        f"{subject.name}.model_id differs between two instances with the same parameters: "
-        f"{first!r} and {other.model_id!r}"
-    )
+    stable_model_id(subject)
 
 
 def check_generator_describe(subject: Subject) -> None:
     """describe() returns a JSON-serialisable dict."""
-    facts = subject.instance().describe()
-    assert isinstance(facts, dict), (
-        f"{subject.name}.describe() returned {type(facts).__name__}, not a dict"
-    )
-    try:
-        json.dumps(facts)
-    except (TypeError, ValueError) as exc:
-        raise AssertionError(f"{subject.name}.describe() is not JSON-serialisable: {exc}") from None
+    json_describe(subject)
 
 
 def check_generator_empty_input(subject: Subject) -> None:

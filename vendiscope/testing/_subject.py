@@ -173,3 +173,30 @@ def same_structure(before: Any, after: Any) -> bool:
             and all(same_structure(a, b) for a, b in zip(before, after, strict=True))
         )
     return bool(before == after)
+
+
+def stable_model_id(subject: Subject) -> None:
+    """``model_id`` is a non-empty string, the same on a fresh instance with the same params."""
+    first = subject.instance().model_id
+    assert isinstance(first, str) and first.strip(), (
+        f"{subject.name}.model_id is {first!r}; expected a non-empty string"
+    )
+    other = subject.fresh().model_id
+    assert other == first, (
+        f"{subject.name}.model_id differs between two instances with the same parameters: "
+        f"{first!r} and {other!r}"
+    )
+
+
+def json_describe(subject: Subject) -> None:
+    """``describe()`` returns a JSON-serialisable dict."""
+    import json
+
+    facts = subject.instance().describe()
+    assert isinstance(facts, dict), (
+        f"{subject.name}.describe() returned {type(facts).__name__}, not a dict"
+    )
+    try:
+        json.dumps(facts)
+    except (TypeError, ValueError) as exc:
+        raise AssertionError(f"{subject.name}.describe() is not JSON-serialisable: {exc}") from None

@@ -24,7 +24,7 @@ from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.interfaces import TrainingCost
 from vendiscope.core.plugins.runtime import result_problem
-from vendiscope.testing._subject import Subject, value_error
+from vendiscope.testing._subject import Subject, json_describe, stable_model_id, value_error
 
 EXAMPLES = (
     {"prompt": "What is 2 + 2?", "response": "2 + 2 = 4. The final answer is 4", "answer": "4"},
@@ -103,27 +103,12 @@ def _available(subject: Subject) -> bool:
 
 def check_trainer_model_id(subject: Subject) -> None:
     """model_id is a non-empty string, the same on a fresh instance (no model loaded)."""
-    first = subject.instance().model_id
-    assert isinstance(first, str) and first.strip(), (
-        f"{subject.name}.model_id is {first!r}; expected a non-empty string"
-    )
-    other = subject.fresh().model_id
-    assert other == first, (
-        f"{subject.name}.model_id differs between two instances with the same parameters: "
-        f"{first!r} and {other!r}"
-    )
+    stable_model_id(subject)
 
 
 def check_trainer_describe(subject: Subject) -> None:
     """describe() returns a JSON-serialisable dict."""
-    facts = subject.instance().describe()
-    assert isinstance(facts, dict), (
-        f"{subject.name}.describe() returned {type(facts).__name__}, not a dict"
-    )
-    try:
-        json.dumps(facts)
-    except (TypeError, ValueError) as exc:
-        raise AssertionError(f"{subject.name}.describe() is not JSON-serialisable: {exc}") from None
+    json_describe(subject)
 
 
 def check_trainer_empty_input(subject: Subject) -> None:

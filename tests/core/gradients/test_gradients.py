@@ -28,6 +28,8 @@ from vendiscope.core.gradients.proxy import (
 from vendiscope.core.gradients.render import IGNORE, encode_examples
 from vendiscope.core.gradients.sketch import Projector
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
@@ -95,15 +97,6 @@ def varied_records(n: int, seed: int = 0) -> list[dict[str, str]]:
         response = " ".join(rng.choices(WORDS, k=rng.randint(1, 15))) + f" {i % 10}."
         records.append({"prompt": prompt, "response": response})
     return records
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread() -> Any:
-    """The tiny model's matrices are too small for threads; on a busy machine they only wait."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

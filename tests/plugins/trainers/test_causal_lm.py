@@ -26,6 +26,8 @@ from vendiscope.plugins.trainers._frozen import PrefixCache
 from vendiscope.plugins.trainers.causal_lm import CausalLMTrainer
 from vendiscope.testing import check_trainer
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 
 def prompts(n: int, seed: int = 0) -> list[str]:
     import random
@@ -52,16 +54,6 @@ def calls(**kwargs: Any) -> dict[str, Any]:
 
 def trainer(model: Path, **params: Any) -> CausalLMTrainer:
     return CausalLMTrainer(model=str(model), device="cpu", **{"blocks": 1, **params})
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Any:
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
