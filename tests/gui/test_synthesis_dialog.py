@@ -7,11 +7,10 @@ from typing import Any
 
 import pytest
 
+from tests.gui.conftest import screenshot
 from vendiscope.core.plugins.registry import default_registry
 from vendiscope.gui.synthesis.dialog import SynthesisDialog
 from vendiscope.gui.windows.document import ProjectDocument
-
-SHOTS = Path("/tmp/gui_shots")
 
 
 @pytest.fixture
@@ -67,8 +66,7 @@ def test_test_connection_names_the_url_it_cannot_reach(qtbot: Any, dialog: Synth
     text = dialog.test_result.text()
     assert text.startswith("Could not connect: ") and "127.0.0.1:9" in text, text
     assert dialog.test_button.isEnabled()
-    SHOTS.mkdir(exist_ok=True)
-    assert dialog.grab().save(str(SHOTS / "synthesis-dialog-test-connection.png"))
+    screenshot(dialog, "synthesis-dialog-test-connection")
 
 
 def test_the_preview_shows_the_seed_examples(
@@ -86,8 +84,7 @@ def test_the_preview_shows_the_seed_examples(
     shown = dialog.preview_text.toPlainText()
     words = " ".join((record.prompt or record.text or "").split()[:6])
     assert words and words in shown, (words, shown[:2000])
-    SHOTS.mkdir(exist_ok=True)
-    assert dialog.grab().save(str(SHOTS / "synthesis-dialog-preview.png"))
+    screenshot(dialog, "synthesis-dialog-preview")
 
 
 def test_start_waits_for_gradient_features(qtbot: Any, small_project: Path) -> None:

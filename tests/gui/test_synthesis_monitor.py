@@ -8,13 +8,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_jsonl
-from tests.gui.conftest import open_project
+from tests.gui.conftest import open_project, screenshot
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import finish_run, start_run
 from vendiscope.gui.synthesis.monitor import SynthesisMonitor
 from vendiscope.gui.windows.document import ProjectDocument
 
-SHOTS = Path("/tmp/gui_shots")
 NAME, ALL = "synth-1", "synth-1-all"
 
 
@@ -186,14 +185,13 @@ def test_the_monitor_in_the_window_offers_resume_and_open(
     qtbot.waitUntil(lambda: dashboard.summary is not None, timeout=20_000)
     assert dashboard.fill_button.isVisible() and dashboard.fill_button.isEnabled()
     assert window.actions_.fill_gaps.isEnabled()
-    SHOTS.mkdir(exist_ok=True)
-    assert window.grab().save(str(SHOTS / "dashboard-fill-gaps.png"))
+    screenshot(window, "dashboard-fill-gaps")
     monitor = window.open_view("synthesis", "demo")
     assert isinstance(monitor, SynthesisMonitor)
     qtbot.waitUntil(lambda: monitor.outputs.model.rowCount() == 4, timeout=10_000)
     assert monitor.resume_button.isEnabled() and monitor.open_button.isEnabled()
     assert not monitor.cancel_button.isEnabled()
-    assert window.grab().save(str(SHOTS / "synthesis-monitor-window.png"))
+    screenshot(window, "synthesis-monitor-window")
     monitor.open_dataset()
     assert window.tabs.currentWidget().property("dataset") == NAME
 

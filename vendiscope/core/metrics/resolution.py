@@ -229,7 +229,7 @@ def resolution_details(
 
 
 SHORT_VERDICTS = {
-    "ok": "groups show",
+    "ok": "groups stand out",
     "saturated": "no groups beyond the average",
     "too_small": "too few examples to show groups",
     "alike": "near-copies of one another",
