@@ -12,19 +12,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.core.gradients.test_gradients import (
-    one_thread,
-    tiny_model,
-    tiny_tokenizer,
-    varied_records,
-)
+from tests.core.gradients.test_gradients import tiny_model, tiny_tokenizer, varied_records
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.interfaces import Featurizer
 from vendiscope.core.plugins.registry import PluginRegistry
 from vendiscope.plugins.featurizers.gradients import GradientFeaturizer
 
-__all__ = ["one_thread"]  # the fixture: one torch thread for the tiny model
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # one torch thread for the tiny model
 
 
 @pytest.fixture(scope="module")
