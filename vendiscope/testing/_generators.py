@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import copy
 import inspect
-import warnings
 from typing import Any
 
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.runtime import result_problem
-from vendiscope.testing._subject import Subject, json_describe, stable_model_id
+from vendiscope.testing._subject import Subject, json_describe, live_checks, stable_model_id
 
 PROMPTS = (
     ({"role": "user", "content": "Write one short sentence about rivers."},),
@@ -55,28 +54,14 @@ def _generate(subject: Subject, prompts: Any, *, seed: int = 0, **kwargs: Any) -
 
 def _available(subject: Subject) -> bool:
     """Whether the live checks run: the generator works here, or ``live=True`` says it must."""
-    live = subject.opt("live", None)
-    if live is False:
-        return False
-    if "unavailable" not in subject.cache:
+
+    def first_run() -> None:
         prompts = _prompts(subject)
         before = copy.deepcopy(prompts)
-        try:
-            progress = RecordingProgress()
-            subject.cache["first"] = _generate(subject, prompts, progress=progress)
-            subject.cache["unchanged"] = prompts == before
-            subject.cache["unavailable"] = None
-        except PluginError as exc:
-            if live:
-                raise AssertionError(
-                    f"{subject.name}.generate raised PluginError with live=True: {exc}"
-                ) from exc
-            subject.cache["unavailable"] = str(exc)
-            warnings.warn(
-                f"{subject.name}: generation checks skipped, the generator cannot work here: {exc}",
-                stacklevel=2,
-            )
-    return subject.cache["unavailable"] is None
+        subject.cache["first"] = _generate(subject, prompts, progress=RecordingProgress())
+        subject.cache["unchanged"] = prompts == before
+
+    return live_checks(subject, first_run, work="generation", kind="generator")
 
 
 def check_generator_model_id(subject: Subject) -> None:

@@ -200,3 +200,34 @@ def json_describe(subject: Subject) -> None:
         json.dumps(facts)
     except (TypeError, ValueError) as exc:
         raise AssertionError(f"{subject.name}.describe() is not JSON-serialisable: {exc}") from None
+
+
+def live_checks(subject: Subject, first_run: Callable[[], None], *, work: str, kind: str) -> bool:
+    """Whether a kit's live checks run: ``first_run`` works here, or ``live=True`` says it must.
+
+    ``first_run`` does the first real call and keeps what the checks read in ``subject.cache``;
+    it runs once per subject. A :class:`PluginError` from it (no weights, no server) skips the
+    live checks with a warning, or fails them when the author passed ``live=True``.
+    """
+    import warnings
+
+    from vendiscope.core.base.errors import PluginError
+
+    live = subject.opt("live", None)
+    if live is False:
+        return False
+    if "unavailable" not in subject.cache:
+        try:
+            first_run()
+            subject.cache["unavailable"] = None
+        except PluginError as exc:
+            if live:
+                raise AssertionError(
+                    f"{subject.name} raised PluginError with live=True: {exc}"
+                ) from exc
+            subject.cache["unavailable"] = str(exc)
+            warnings.warn(
+                f"{subject.name}: {work} checks skipped, the {kind} cannot work here: {exc}",
+                stacklevel=3,
+            )
+    return subject.cache["unavailable"] is None

@@ -17,14 +17,19 @@ import copy
 import inspect
 import json
 import math
-import warnings
 from typing import Any
 
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.plugins.interfaces import TrainingCost
 from vendiscope.core.plugins.runtime import result_problem
-from vendiscope.testing._subject import Subject, json_describe, stable_model_id, value_error
+from vendiscope.testing._subject import (
+    Subject,
+    json_describe,
+    live_checks,
+    stable_model_id,
+    value_error,
+)
 
 EXAMPLES = (
     {"prompt": "What is 2 + 2?", "response": "2 + 2 = 4. The final answer is 4", "answer": "4"},
@@ -72,33 +77,20 @@ def _live_instance(subject: Subject) -> Any:
 
 def _available(subject: Subject) -> bool:
     """Whether the live checks run: the trainer works here, or ``live=True`` says it must."""
-    live = subject.opt("live", None)
-    if live is False:
-        return False
-    if "unavailable" not in subject.cache:
+
+    def first_run() -> None:
         examples, target = _examples(subject), _target(subject)
         before = copy.deepcopy((examples, target))
         trainer = _live_instance(subject)
-        try:
-            subject.cache["baseline"] = trainer.evaluate(target, **_calls())
-            progress = RecordingProgress()
-            subject.cache["first"] = trainer.train(
-                examples, target, seed=0, progress=progress, cancel=CancelToken()
-            )
-            subject.cache["progress"] = progress
-            subject.cache["unchanged"] = (examples, target) == before
-            subject.cache["unavailable"] = None
-        except PluginError as exc:
-            if live:
-                raise AssertionError(
-                    f"{subject.name} raised PluginError with live=True: {exc}"
-                ) from exc
-            subject.cache["unavailable"] = str(exc)
-            warnings.warn(
-                f"{subject.name}: training checks skipped, the trainer cannot work here: {exc}",
-                stacklevel=2,
-            )
-    return subject.cache["unavailable"] is None
+        subject.cache["baseline"] = trainer.evaluate(target, **_calls())
+        progress = RecordingProgress()
+        subject.cache["first"] = trainer.train(
+            examples, target, seed=0, progress=progress, cancel=CancelToken()
+        )
+        subject.cache["progress"] = progress
+        subject.cache["unchanged"] = (examples, target) == before
+
+    return live_checks(subject, first_run, work="training", kind="trainer")
 
 
 def check_trainer_model_id(subject: Subject) -> None:

@@ -58,3 +58,10 @@ def stop_token_ids(lm: Any, tokenizer: Any) -> set[int]:
     if isinstance(end_of_turn, int) and end_of_turn != tokenizer.unk_token_id:
         ids.add(end_of_turn)
     return ids
+
+
+def completion_text(ids: Sequence[int], stop: set[int], tokenizer: Any) -> tuple[str, int | None]:
+    """A completion's text up to its first stop token, and that token's index (None: none)."""
+    end = next((i for i, token in enumerate(ids) if token in stop), None)
+    kept = ids if end is None else ids[:end]
+    return tokenizer.decode(kept, skip_special_tokens=True).strip(), end

@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from vendiscope.api import Generation, Generator, Range
-from vendiscope.plugins.generators._common import check_prompts, derive_seed, stop_token_ids
+from vendiscope.plugins.generators._common import (
+    check_prompts,
+    completion_text,
+    derive_seed,
+    stop_token_ids,
+)
 
 if TYPE_CHECKING:
     from vendiscope.api import CancelToken, Message, Progress
@@ -190,9 +195,7 @@ class TransformersGenerator(Generator):
         completions = output[:, encoded["input_ids"].shape[1] :].tolist()
         results = []
         for ids in completions:
-            end = next((i for i, token in enumerate(ids) if token in stop), None)
-            kept = ids if end is None else ids[:end]
-            text = tokenizer.decode(kept, skip_special_tokens=True).strip()
+            text, end = completion_text(ids, stop, tokenizer)
             if end is None:
                 results.append(Generation(text, "length", tokens=len(ids)))
             else:

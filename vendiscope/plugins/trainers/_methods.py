@@ -34,7 +34,9 @@ class Method:
         else:
             ids = {id(p) for block in chosen for p in block.parameters()}
             self.parameters = {name: p for name, p in model.named_parameters() if id(p) in ids}
-        self._initial = {name: p.detach().clone() for name, p in self.parameters.items()}
+        self._initial = (  # LoRA weights are drawn afresh by reset(), never restored
+            {} if method == "lora" else {n: p.detach().clone() for n, p in self.parameters.items()}
+        )
 
     @property
     def n_trainable(self) -> int:

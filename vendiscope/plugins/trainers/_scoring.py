@@ -114,7 +114,7 @@ class Scorer:
         import torch
 
         from vendiscope.core.gradients.batches import pad_token_id
-        from vendiscope.plugins.generators._common import stop_token_ids
+        from vendiscope.plugins.generators._common import completion_text, stop_token_ids
 
         model = self.forward.model
         rows = [self._prompt_ids(p) for p in prompts]
@@ -137,12 +137,7 @@ class Scorer:
                 pad_token_id=pad,
                 eos_token_id=sorted(stop) or None,
             )
-        texts = []
-        for completion in output[:, width:].tolist():
-            end = next((n for n, token in enumerate(completion) if token in stop), None)
-            kept = completion if end is None else completion[:end]
-            texts.append(self.tokenizer.decode(kept, skip_special_tokens=True).strip())
-        return texts
+        return [completion_text(ids, stop, self.tokenizer)[0] for ids in output[:, width:].tolist()]
 
     def _prompt_ids(self, prompt: str) -> list[int]:
         """The user turn rendered as encode_examples renders it, up to the assistant's turn."""

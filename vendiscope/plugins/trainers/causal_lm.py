@@ -31,6 +31,7 @@ from vendiscope.api import (
     TrainingCost,
     TrainingOutcome,
 )
+from vendiscope.core.plugins.params import coerce_params
 from vendiscope.plugins.trainers._examples import check_examples, encode, training_batches
 from vendiscope.plugins.trainers._methods import METHODS
 
@@ -108,24 +109,9 @@ class CausalLMTrainer(Trainer):
         cache_mb: Annotated[float, Range(0)] = 1024,
         max_new_tokens: Annotated[int, Range(1)] = 128,
     ) -> None:
-        _check_choice("method", method, METHODS)
-        _check_choice("precision", precision, PRECISIONS)
-        for name, value, low in (
-            ("blocks", blocks, 1),
-            ("lora_rank", lora_rank, 1),
-            ("batch_size", batch_size, 1),
-            ("max_length", max_length, 2),
-            ("max_new_tokens", max_new_tokens, 1),
-        ):
-            _check_int(name, value, low)
-        if steps is not None:
-            _check_int("steps", steps, 1)
-        for name, value in (("lora_alpha", lora_alpha), ("epochs", epochs)):
-            _check_positive(name, value)
-        if learning_rate is not None:
-            _check_positive("learning_rate", learning_rate)
-        if not _is_number(cache_mb) or cache_mb < 0:
-            raise ValueError(f"cache_mb must be a number >= 0, not {cache_mb!r}")
+        # the annotations above are the one statement of what is valid; checked here too so a
+        # trainer built directly in Python fails at once, naming the parameter
+        coerce_params(type(self), {k: v for k, v in locals().items() if k != "self"})
         self.model = model
         self.method = method
         self.blocks = blocks
@@ -442,20 +428,6 @@ def _schedule(step: int, total: int, warmup: int) -> float:
     return max(total - step, 0) / max(total - warmup, 1)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _check_int(name: str, value: Any, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, not {value!r}")
-
-
-def _check_positive(name: str, value: Any) -> None:
-    if not _is_number(value) or value <= 0:
-        raise ValueError(f"{name} must be a number > 0, not {value!r}")
-
-
-def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ValueError(f"unknown {name} {value!r} (choose one of: {', '.join(choices)})")
