@@ -30,8 +30,8 @@ from vendiscope.api import (
     Trainer,
     TrainingCost,
     TrainingOutcome,
+    coerce_params,
 )
-from vendiscope.core.plugins.params import coerce_params
 from vendiscope.plugins.trainers._examples import check_examples, encode, training_batches
 from vendiscope.plugins.trainers._methods import METHODS
 
