@@ -258,3 +258,29 @@ def close_interrupted_runs(
                 )
             )
     return found
+
+
+def claim_run(project: Project, run_id: int, description: str) -> None:
+    """Take over an interrupted run in this process (it resumes): running again, owner us."""
+    from sqlalchemy import update
+
+    from vendiscope.core.base.jobs import this_process
+    from vendiscope.core.store.schema import Run
+
+    with project.engine.begin() as connection:
+        connection.execute(
+            update(Run)
+            .where(Run.id == run_id)
+            .values(status="running", owner=this_process(), finished_at=None, error=None)
+        )
+    run_watch.opened(project.location, run_id, description)
+
+
+def update_result(project: Project, run_id: int, result: dict[str, Any]) -> None:
+    """Set a running run's result (progress a reader can follow) without closing it."""
+    from sqlalchemy import update
+
+    from vendiscope.core.store.schema import Run
+
+    with project.engine.begin() as connection:
+        connection.execute(update(Run).where(Run.id == run_id).values(result=result))

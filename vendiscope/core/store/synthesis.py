@@ -200,23 +200,3 @@ def _append_vectors(connection: Connection, vector_set: Any, rows: np.ndarray) -
             )
         )
         index, position = index + 1, position + len(part)
-
-
-def claim_run(project: Project, run_id: int, description: str) -> None:
-    """Take over an interrupted run in this process (it resumes): running again, owner us."""
-    from vendiscope.core.base.jobs import this_process
-    from vendiscope.core.store import run_watch
-
-    with project.engine.begin() as connection:
-        connection.execute(
-            update(Run)
-            .where(Run.id == run_id)
-            .values(status="running", owner=this_process(), finished_at=None, error=None)
-        )
-    run_watch.opened(project.location, run_id, description)
-
-
-def update_result(project: Project, run_id: int, result: dict[str, Any]) -> None:
-    """Set a running run's result (progress a reader can follow) without closing it."""
-    with project.engine.begin() as connection:
-        connection.execute(update(Run).where(Run.id == run_id).values(result=result))

@@ -1,10 +1,11 @@
 """The answer a solution ends with, and whether two answers agree (pure, no dependencies).
 
-A math solution states its result as "The final answer is X" (GSM8K-style, optionally
-``\\boxed{X}``), or just ends with it; :func:`final_answer` finds that X, else the last number
-in the text. Numbers are normalised (``"1,000"`` -> ``"1000"``, ``"3.50"`` -> ``"3.5"``,
-``"-0"`` -> ``"0"``) so that :func:`same_answer` compares what they mean, not how they are
-written. Labels (an NLI class, a multiple-choice letter) compare as trimmed, case-folded text.
+A math solution states its result as "The final answer is X" (optionally ``\\boxed{X}``, or
+GSM8K's ``#### X`` line), or just ends with it; :func:`final_answer` finds that X, else the
+last number in the text. Numbers are normalised (``"1,000"`` -> ``"1000"``, ``"3.50"`` ->
+``"3.5"``, ``"-0"`` -> ``"0"``) so that :func:`same_answer` compares what they mean, not how
+they are written. Labels (an NLI class, a multiple-choice letter) compare as trimmed,
+case-folded text.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-_FINAL = re.compile(r"the\s+final\s+answer\s+is\s*:?", re.IGNORECASE)
+_FINAL = re.compile(r"the\s+final\s+answer\s+is\s*:?|^\s*####", re.IGNORECASE | re.MULTILINE)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?")
 _WRAPPERS = "$*`\"' "
@@ -37,6 +38,12 @@ def final_answer(text: str) -> str | None:
             return answer
     numbers = _numbers(text)
     return normalise(numbers[-1]) if numbers else None
+
+
+def states_answer(text: str) -> bool:
+    """Whether ``text`` states its answer ("The final answer is", ``\\boxed{}``, ``####``),
+    rather than merely holding a number somewhere."""
+    return isinstance(text, str) and bool(_FINAL.search(text) or _BOXED.search(text))
 
 
 def same_answer(a: str | float | int | None, b: str | float | int | None) -> bool:

@@ -28,8 +28,8 @@ from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.store import synthesis as store
 from vendiscope.core.store.models import RunInfo
 from vendiscope.core.store.project import Project
+from vendiscope.core.store.runs import claim_run, finish_run, start_run, update_result
 from vendiscope.core.store.runs import describe as describe_run
-from vendiscope.core.store.runs import finish_run, start_run
 from vendiscope.core.synthesis.options import RUN_KIND, SynthesisOptions
 from vendiscope.core.synthesis.pool import Pool
 from vendiscope.core.synthesis.rounds import RoundCallback, Rounds
@@ -119,7 +119,7 @@ def synthesize(
         resumed_from = 0
     else:
         run_id, result = previous.id, dict(previous.result or {})
-        store.claim_run(project, run_id, describe_run(run_id, RUN_KIND, "core:synthesis"))
+        claim_run(project, run_id, describe_run(run_id, RUN_KIND, "core:synthesis"))
         resumed_from = len(result.get("rounds", []))
     result.update(
         generator_check=description,
@@ -280,5 +280,5 @@ def _start(
         "baseline": pool_gvendi,
         "stopped": None,
     }
-    store.update_result(project, run_id, result)
+    update_result(project, run_id, result)
     return run_id, result

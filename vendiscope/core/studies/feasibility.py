@@ -1,0 +1,143 @@
+"""Can a study tell its subsets apart, and what will it cost? (pure arithmetic)
+
+The pilot trains a few subsets with two seeds each. From it, :func:`read_pilot` separates the
+spread of subset means into seed noise and real differences (one-way random effects, as
+:func:`~vendiscope.core.studies.analysis.seed_noise`), and projects the reliability of a
+subset's mean over the planned number of seeds: ``true / (true + within / seeds)``. Below
+:data:`~vendiscope.core.studies.analysis.SEPARABLE_RELIABILITY` the study would rank seed
+noise, and the job refuses it unless forced. :func:`study_cost` turns a trainer's measured
+cost of one run into the whole study's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .analysis import SEPARABLE_RELIABILITY, _Json, seed_noise
+
+
+@dataclass(frozen=True)
+class PilotReading(_Json):
+    """Seed noise measured on the pilot, and the reliability it implies for the whole study."""
+
+    subsets: int
+    within_sd: float
+    between_sd: float
+    true_sd: float
+    planned_seeds: int
+    reliability: float
+    separable: bool
+    seeds_needed: int | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class StudyCost(_Json):
+    """The study's cost on this machine, from the trainer's measurement of one run."""
+
+    runs: int
+    seconds_per_run: float
+    one_time_seconds: float
+    baseline_seconds: float
+    total_seconds: float
+    measured: str
+
+    @property
+    def text(self) -> str:
+        """One line: "about 2 h 10 min here: 120 runs of 62 s, plus 4 min once"."""
+        return (
+            f"about {duration(self.total_seconds)} here: {self.runs} runs of "
+            f"{duration(self.seconds_per_run)}, plus {duration(self.one_time_seconds)} once"
+        )
+
+
+def read_pilot(outcomes: np.ndarray, planned_seeds: int) -> PilotReading:
+    """What the pilot's ``(subsets, 2)`` outcomes say about a study with ``planned_seeds``."""
+    noise = seed_noise(outcomes)
+    within = noise.within_sd**2
+    means_var = noise.between_sd**2
+    pilot_seeds = 2.0
+    true = max(0.0, means_var - within / pilot_seeds)
+    if not math.isfinite(within + means_var):
+        reliability, needed = math.nan, None
+    elif true + within == 0:
+        reliability, needed = math.nan, None  # every outcome equal: nothing to rank
+    else:
+        reliability = true / (true + within / planned_seeds)
+        needed = (
+            max(1, math.ceil(within / true * SEPARABLE_RELIABILITY / (1 - SEPARABLE_RELIABILITY)))
+            if true > 0
+            else None
+        )
+    separable = bool(reliability >= SEPARABLE_RELIABILITY)
+    seen = (
+        f"on {noise.n_subsets} pilot subsets, another seed moved an outcome by "
+        f"{noise.within_sd:.3g} while the subsets' real differences were {math.sqrt(true):.3g}"
+    )
+    if math.isnan(reliability):
+        detail = f"{seen}: the pilot outcomes do not vary, so subsets cannot be ranked"
+    elif separable:
+        detail = (
+            f"{seen}: with {planned_seeds} seeds per subset the reliability of a subset's "
+            f"mean is {reliability:.2f} (at least {SEPARABLE_RELIABILITY} is needed)"
+        )
+    else:
+        more = (
+            f"about {needed} seeds per subset would reach {SEPARABLE_RELIABILITY}"
+            if needed is not None
+            else "no number of seeds helps: the pilot subsets did not differ beyond seed noise"
+        )
+        detail = (
+            f"{seen}: with {planned_seeds} seeds per subset the reliability of a subset's "
+            f"mean is only {reliability:.2f}, below {SEPARABLE_RELIABILITY}, so the study "
+            f"would rank seed noise; {more}. Larger subsets, more training steps or more "
+            "different subsets (sources, duplicates) widen the real differences"
+        )
+    return PilotReading(
+        noise.n_subsets,
+        noise.within_sd,
+        noise.between_sd,
+        math.sqrt(true),
+        planned_seeds,
+        reliability,
+        separable,
+        needed,
+        detail,
+    )
+
+
+def study_cost(
+    runs: int,
+    *,
+    seconds_per_run: float,
+    one_time_seconds: float,
+    n_examples: int,
+    n_distinct: int,
+    n_target: int,
+    measured: str,
+) -> StudyCost:
+    """The whole study: ``runs`` runs, the one-time cost grown from ``n_examples`` to the
+    ``n_distinct`` pool rows the plan uses, and the baseline evaluation of the target
+    (counted as one more run: an upper bound, as it trains nothing)."""
+    scale = (n_distinct + n_target) / max(1, n_examples + n_target)
+    once = one_time_seconds * max(1.0, scale)
+    total = (runs + 1) * seconds_per_run + once
+    return StudyCost(runs, seconds_per_run, once, seconds_per_run, total, measured)
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3 h 5 min``, ``2.1 days``."""
+    if not math.isfinite(seconds):
+        return "unknown"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"{minutes:.0f} min"
+    hours, rest = divmod(round(minutes), 60)
+    if hours < 48:
+        return f"{hours} h {rest} min" if rest else f"{hours} h"
+    return f"{seconds / 86400:.1f} days"
