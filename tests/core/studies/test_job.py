@@ -12,11 +12,13 @@ import pytest
 from tests.conftest import demo_rows, table_counts, write_jsonl
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
+from vendiscope.core.plugins.charts import validate_chart
 from vendiscope.core.store import subsets
 from vendiscope.core.store.project import Project
+from vendiscope.core.studies.chart import outcome_table, study_chart, subset_rows
 from vendiscope.core.studies.job import StudyRefused, estimate_study, run_study
 from vendiscope.core.studies.options import StudyOptions
-from vendiscope.core.studies.reading import outcome_table, study_runs
+from vendiscope.core.studies.reading import study_runs
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -89,6 +91,15 @@ def test_a_study_trains_every_run_and_reads_which_metric_predicts(
         assert table.shape == (5, 2) and np.isfinite(table).all()
         assert result["cost"]["runs"] == 10 and result["cost"]["total_seconds"] > 0
         assert [r.id for r in study_runs(project, "held-out")] == [report.run_id]
+        # what the view, report and app draw: a valid scatter per metric, a row per subset
+        for metric in ("g-vendi", "ngram"):
+            chart = study_chart(result, metric)
+            validate_chart(chart)
+            assert sum(len(s["x"]) for s in chart["series"]) == 5
+            assert "Spearman" in chart["title"]
+        rows = subset_rows(result)
+        assert [r["runs"] for r in rows] == [2] * 5
+        assert rows[duplicated]["distinct"] < rows[duplicated]["rows"] == 6
         assert project.integrity_check() == "ok"
 
 

@@ -33,11 +33,11 @@ from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import claim_run, finish_run, start_run, update_result
 from vendiscope.core.store.runs import describe as describe_run
 from vendiscope.core.studies.analysis import analyse
+from vendiscope.core.studies.chart import outcome_table
 from vendiscope.core.studies.examples import Examples, load_examples
 from vendiscope.core.studies.feasibility import StudyCost, read_pilot, study_cost
 from vendiscope.core.studies.options import RUN_KIND, StudyOptions, comparable
 from vendiscope.core.studies.plan import PlannedSubset, make_plan, plan_summary
-from vendiscope.core.studies.reading import outcome_table
 from vendiscope.core.studies.scores import score_subsets
 
 if TYPE_CHECKING:
