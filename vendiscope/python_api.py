@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from vendiscope.core.selection.job import SelectionReport
     from vendiscope.core.store.models import DatasetInfo, RecordRow, SubsetInfo
     from vendiscope.core.store.project import Project as StoreProject
+    from vendiscope.core.studies.job import StudyEstimate, StudyReport
     from vendiscope.core.synthesis.job import SynthesisReport
     from vendiscope.core.vectors.job import VectorJobResult
 
@@ -483,6 +484,65 @@ class Project:
             seed=seed, **options,
         )  # fmt: skip
         return self._run(synthesize, dataset, chosen, progress=progress, cancel=cancel)
+
+    def study(
+        self,
+        pool: str,
+        target: str,
+        *,
+        size: int = 500,
+        random: int = 20,
+        seeds: int = 3,
+        trainer: str = "causal-lm",
+        trainer_params: dict[str, Any] | None = None,
+        metrics: Sequence[str] | None = None,
+        name: str | None = None,
+        force: bool = False,
+        seed: int = 0,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+        **options: Any,
+    ) -> StudyReport:
+        """Train a small model on subsets of ``pool`` and read which diversity score predicts
+        how it does on the held-out ``target`` (``vendiscope study``). ``trainer_params`` go
+        to the trainer plugin (e.g. ``{"method": "lora", "device": "cuda"}``); other
+        ``options`` are those of :class:`~vendiscope.core.studies.options.StudyOptions`
+        (``duplicates``, ``sources``, ``selectors``, ``existing``, ``target_rows``...).
+        Running it again with the same settings resumes it; more ``seeds`` or ``random``
+        subsets grow it."""
+        from vendiscope.core.studies.job import run_study
+
+        chosen = self._study_options(
+            size=size, random=random, seeds=seeds, trainer=trainer,
+            trainer_params=trainer_params, metrics=metrics, name=name, force=force, seed=seed,
+            **options,
+        )  # fmt: skip
+        return self._run(run_study, pool, target, chosen, progress=progress, cancel=cancel)
+
+    def estimate_study(
+        self,
+        pool: str,
+        target: str,
+        *,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+        **options: Any,
+    ) -> StudyEstimate:
+        """The plan of :meth:`study` with these settings and what it would cost here
+        (the trainer times itself on a few examples); nothing is written."""
+        from vendiscope.core.studies.job import estimate_study
+
+        chosen = self._study_options(**options)
+        return self._run(estimate_study, pool, target, chosen, progress=progress, cancel=cancel)
+
+    @staticmethod
+    def _study_options(**options: Any) -> Any:
+        from vendiscope.core.studies.options import DEFAULT_METRICS, StudyOptions
+
+        options.setdefault("size", 500)
+        options["trainer_params"] = dict(options.get("trainer_params") or {})
+        options["metrics"] = tuple(options.get("metrics") or DEFAULT_METRICS)
+        return StudyOptions(**options)
 
     def map(
         self,

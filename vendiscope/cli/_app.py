@@ -19,6 +19,7 @@ app = typer.Typer(
     help="Dataset curation and diversity auditing for language-model training data.",
     no_args_is_help=False,  # no command: open the desktop app (see _root)
     add_completion=False,
+    rich_markup_mode="markdown",  # a docstring's paragraphs rewrap to the terminal
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

@@ -134,6 +134,13 @@ manifest = PluginManifest(
         ),
         Contribution(
             "view",
+            "study-scatter",
+            "vendiscope.plugins.views.study:StudyScatterView",
+            "Study scatter",
+            description="A diversity metric of each study subset against the trained gain.",
+        ),
+        Contribution(
+            "view",
             "spectrum",
             "vendiscope.plugins.views.spectrum:SpectrumView",
             "Vendi spectrum",

@@ -2,13 +2,15 @@
 
 Every chart comes from a view contribution of the plugin registry (the built-in ones are
 ``composition``, ``spectrum``, ``map``, ``cluster-coverage``, ``near-duplicates``,
-``coverage``, ``selection-curves`` and ``synthesis-curve``), built through the one view
-builder, :func:`vendiscope.core.views.build.build_view` — with the same guards as
+``coverage``, ``selection-curves``, ``synthesis-curve`` and ``study-scatter``), built through
+the one view builder, :func:`vendiscope.core.views.build.build_view` — with the same guards as
 ``vendiscope view`` and the app (typed parameters, ``registry.running``, the chart schema
 check of ``registry.check_result``, errors naming the view and its plugin). The core never
 imports :mod:`vendiscope.plugins`: a view is only ever named. (With a registry that has no
-``synthesis-curve`` view, a synthesis curve is the chart the numbers hold, from the same pure
-function, :func:`vendiscope.core.synthesis.curve.synthesis_chart`.)
+``synthesis-curve`` or ``study-scatter`` view, a synthesis curve or a study's scatter is the
+chart the numbers hold, from the same pure function,
+:func:`vendiscope.core.synthesis.curve.synthesis_chart` or
+:func:`vendiscope.core.studies.chart.study_chart`.)
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from vendiscope.core.views import data as viewdata
 
 MAX_POINTS = 200_000
 SYNTHESIS_VIEW = "synthesis-curve"
+STUDY_VIEW = "study-scatter"
 
 
 def audit_charts(
@@ -86,14 +89,26 @@ def audit_charts(
         subset = viewdata.latest_selection_subset(project, dataset)
         if subset is not None and numbers.get("map"):
             view("selection-map", "map", color_by="subset", subset=subset, max_points=max_points)
-    has_curve_view = SYNTHESIS_VIEW in {c.name for c in registry.contributions("view")}
+    views = {c.name for c in registry.contributions("view")}
     for run in numbers.get("synthesis") or []:
         section = f"synthesis-{run['run_id']}"
-        if has_curve_view:
+        if SYNTHESIS_VIEW in views:
             view(section, SYNTHESIS_VIEW, run=run["run_id"])
         else:  # a registry without the built-in views: the same chart, from the same function
             charts[section] = run["chart"]
+    for study in numbers.get("studies") or []:
+        for metric, chart in study["charts"].items():
+            section = study_section(study["run_id"], metric)
+            if STUDY_VIEW in views:
+                view(section, STUDY_VIEW, run=study["run_id"], metric=metric)
+            else:
+                charts[section] = chart
     return charts
+
+
+def study_section(run_id: int, metric: str) -> str:
+    """The chart section of study run ``run_id``'s scatter of ``metric``."""
+    return f"study-{run_id}-{metric}"
 
 
 class GatheredViewData(viewdata.ProjectViewData):
@@ -179,4 +194,11 @@ def _build(
     return built.chart
 
 
-__all__ = ["MAX_POINTS", "SYNTHESIS_VIEW", "GatheredViewData", "audit_charts"]
+__all__ = [
+    "MAX_POINTS",
+    "STUDY_VIEW",
+    "SYNTHESIS_VIEW",
+    "GatheredViewData",
+    "audit_charts",
+    "study_section",
+]

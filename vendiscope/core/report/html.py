@@ -157,6 +157,7 @@ def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> s
     parts += _selection_html(numbers, images)
     if numbers.get("synthesis") or any(m["section"] == "synthesis" for m in numbers["missing"]):
         parts += _synthesis_html(numbers, images)
+    parts += _studies_html(numbers, images)
     parts.append("<h2>Provenance</h2>")
     runs = ", ".join(str(r) for r in numbers["runs"]) or "none"
     computed = ", ".join(numbers.get("computed") or []) or "nothing"
@@ -458,6 +459,72 @@ def _synthesis_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) 
         out.append(_table(header, rows))
     out.append(_missing(numbers, "synthesis"))
     return out
+
+
+def _studies_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:
+    from vendiscope.core.report.charts import study_section
+
+    out = [
+        "<h2>Studies</h2>",
+        "<p>Does a diversity metric of a subset predict how well a model trained on it does? "
+        "A study trains a small model on many subsets of the pool (random ones and controls) "
+        "and ranks the subsets by each metric and by the improvement of the model's loss on "
+        "the target. Spearman and Kendall are rank correlations over the subsets, with "
+        "bootstrap intervals; a metric predicts the outcome when its correlation is positive "
+        "and its p-value small.</p>",
+    ]
+    for study in numbers.get("studies") or []:
+        out.append(
+            f"<h3>Study {_e(study['name'])} (run {_e(study['run_id'])}): "
+            f"<code>{_e(study['pool'])}</code> → target <code>{_e(study['target'])}</code></h3>"
+        )
+        plan = f" Plan: {_e(study['plan'])}." if study.get("plan") else ""
+        out.append(f"<p>{_e(study['note'])}.{plan}</p>")
+        out.append(f"<p><strong>{_e(study['verdict'])}</strong></p>")
+        if study.get("pilot") and study["pilot"].get("detail"):
+            forced = " (forced: the study went on anyway)" if study["pilot"].get("forced") else ""
+            out.append(f"<p>Pilot: {_e(study['pilot']['detail'])}{_e(forced)}.</p>")
+        if study["evidence"]:
+            out.append(_evidence_table(study["evidence"]))
+        accuracy = study.get("accuracy")
+        if accuracy:
+            out.append(f"<p>Target accuracy: {_e(accuracy['verdict'])}</p>")
+            if accuracy["evidence"]:
+                out.append(_evidence_table(accuracy["evidence"]))
+        for metric in study["charts"]:
+            out.append(_img(images, study_section(study["run_id"], metric)))
+        for note in study.get("notes") or []:
+            out.append(f'<p class="meta">{_e(note)}</p>')
+    out.append(_missing(numbers, "studies"))
+    return out
+
+
+def _evidence_table(rows: Sequence[dict[str, Any]]) -> str:
+    header = [
+        ("metric", False),
+        ("subsets", True),
+        ("Spearman [95% CI]", True),
+        ("p", True),
+        ("Kendall", True),
+        ("p", True),
+    ]
+    cells = []
+    for r in rows:
+        low, high = r["spearman_ci"] or (None, None)
+        interval = "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
+        spearman = "—" if r["spearman"] is None else f"{r['spearman']:.2f}{interval}"
+        kendall = "—" if r["kendall"] is None else f"{r['kendall']:.2f}"
+        cells.append([
+            _e(r["label"]), _num(r["n"]), spearman, _p(r["spearman_p"]), kendall,
+            _p(r["kendall_p"]),
+        ])  # fmt: skip
+    return _table(header, cells)
+
+
+def _p(value: Any) -> str:
+    if value is None:
+        return "—"
+    return "&lt; 0.001" if value < 0.001 else f"{value:.2g}"
 
 
 __all__ = ["CHART_SIZE", "IMAGE_FORMATS", "chart_image", "report_html"]

@@ -3,7 +3,8 @@
 :func:`audit_numbers` gathers them from what the project already holds — headline scores
 (G-Vendi, embedding-Vendi, the effective number of distinct examples, exact and
 near-duplicates), the per-source breakdown, sparse clusters with example records, the map,
-coverage of a target set, the selection runs and the synthesis runs (with their curves) —
+coverage of a target set, the selection runs, the synthesis runs (with their curves) and the
+studies (their verdict, evidence and scatters) —
 through the public read helpers of :mod:`vendiscope.core.views.data` and
 :class:`vendiscope.core.store.project.Project`. A piece that was not computed is listed under
 ``"missing"`` with the command that computes it; the report never fails for it.
@@ -26,6 +27,8 @@ LISTED_GROUPS = 5
 LISTED_UNCOVERED = 25
 LISTED_SYNTHESIS = 5
 """The report shows the latest this many synthesis runs of a dataset."""
+LISTED_STUDIES = 5
+"""The report shows the latest this many studies of a dataset (as their pool or target)."""
 
 
 def audit_numbers(
@@ -133,6 +136,7 @@ def audit_numbers(
             }
         )
     numbers["synthesis"] = _synthesis(project, dataset, missing)
+    numbers["studies"] = _studies(project, dataset, missing)
     numbers["missing"] = missing
     numbers["runs"] = _runs_used(numbers)
     return _finite(numbers)
@@ -253,6 +257,85 @@ def _synthesis(project: Project, dataset: str, missing: list[dict[str, Any]]) ->
     return out
 
 
+def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> list[Any]:
+    """The latest studies of the dataset (as their pool or target), each with its note,
+    verdict, evidence per metric, pilot, per-subset table and a scatter per metric; none is
+    a missing piece naming ``vendiscope study``."""
+    from vendiscope.core.studies.chart import (
+        evidence_rows,
+        metric_label,
+        study_chart,
+        study_note,
+        subset_rows,
+        verdict,
+    )
+
+    try:
+        runs = viewdata.study_runs(project, dataset)
+    except viewdata.NotComputed as exc:
+        missing.append(
+            {"section": "studies", "what": exc.what, "command": exc.command,
+             "message": "no studies yet"}
+        )  # fmt: skip
+        return []
+    out = []
+    for run in runs[-LISTED_STUDIES:]:
+        result, params = run["result"], run["params"]
+        what = f"study run {run['run_id']}"
+        try:
+            metrics = {m: metric_label(result, m) for m in result.get("metrics") or {}}
+            evidence = evidence_rows(result, "improvement")
+            rows = subset_rows(result, "improvement")
+        except ValueError as exc:
+            missing.append(
+                {"section": "studies", "what": what, "command": None, "message": f"{what}: {exc}"}
+            )
+            continue
+        charts = {}
+        for metric, label in metrics.items():
+            try:
+                charts[metric] = study_chart(result, metric)
+            except ValueError as exc:  # e.g. no subset has this metric's value
+                message = f"{what}: the scatter of {label}: {exc}"
+                missing.append(
+                    {"section": "studies", "what": what, "command": None, "message": message}
+                )
+        accuracy = None
+        if result.get("checkable"):
+            accuracy = {
+                "verdict": verdict(result, "accuracy_gain"),
+                "evidence": evidence_rows(result, "accuracy_gain"),
+            }
+        pilot = result.get("pilot")
+        plan = result.get("plan") or {}
+        out.append({
+            "run_id": run["run_id"],
+            "status": run["status"],
+            "name": result.get("name", params.get("name")),
+            "pool": result.get("pool", params.get("pool")),
+            "target": result.get("target", params.get("target")),
+            **{k: result.get(k) for k in ("trainer", "model", "seeds", "target_rows",
+                                          "checkable", "runs_total", "baseline", "stopped")},
+            "plan": plan.get("summary"),
+            "runs_done": len(result.get("runs") or []),
+            "cost": (result.get("cost") or {}).get("text"),
+            "notes": list(result.get("notes") or []),
+            "note": study_note(result, run["status"]),
+            "metrics": metrics,
+            "verdict": verdict(result, "improvement"),
+            "best": ((result.get("analysis") or {}).get("improvement") or {}).get("best"),
+            "evidence": evidence,
+            "accuracy": accuracy,
+            "pilot": None if not pilot else {
+                k: pilot.get(k) for k in ("subsets", "planned_seeds", "reliability", "separable",
+                                          "seeds_needed", "forced", "detail")
+            },
+            "subsets": rows,
+            "charts": charts,
+        })  # fmt: skip
+    return out
+
+
 def _runs_used(numbers: dict[str, Any]) -> list[int]:
     found: set[int] = set()
 
@@ -284,6 +367,7 @@ def _finite(value: Any) -> Any:
 __all__ = [
     "LISTED_GROUPS",
     "LISTED_SPARSE",
+    "LISTED_STUDIES",
     "LISTED_SYNTHESIS",
     "LISTED_UNCOVERED",
     "audit_numbers",

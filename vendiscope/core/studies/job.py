@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from vendiscope.core.plugins.interfaces import Trainer
 
 RunCallback = Callable[[dict[str, Any]], None]
+NoteCallback = Callable[[str], None]
 PLUGIN = "core:study"
 SAMPLE = 4
 """Pool examples the trainer times itself on before the study starts."""
@@ -277,11 +278,14 @@ def run_study(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     on_run: RunCallback | None = None,
+    on_note: NoteCallback | None = None,
 ) -> StudyReport:
     """Run (or resume) the study; see the module docstring for what it does and writes.
 
-    ``on_run`` is called with each training run's entry once it is committed (the CLI prints
-    it). Raises :class:`StudyRefused` when the pilot shows seed noise would swamp the study.
+    ``on_run`` is called with each training run's entry once it is committed, ``on_note``
+    with each line worth telling the user: the plan, its cost, skipped metrics, the pilot's
+    reading (the CLI prints them). Raises :class:`StudyRefused` when the pilot shows seed
+    noise would swamp the study.
     """
     started = time.perf_counter()
     progress = progress or NullProgress()
@@ -301,7 +305,7 @@ def run_study(
         _check_kept(result, prepared.plan)
     resumed_from = len(result.get("runs", []))
     try:
-        study = _Study(project, run_id, result, options, prepared, tasks, registry)
+        study = _Study(project, run_id, result, options, prepared, tasks, registry, on_note)
         study.describe(progress, cancel)
         study.baseline(progress, cancel)
         stopped = study.train(progress, cancel, on_run)
@@ -348,10 +352,12 @@ class _Study:
         prepared: _Prepared,
         tasks: list[tuple[int, int]],
         registry: PluginRegistry,
+        on_note: NoteCallback | None = None,
     ) -> None:
         self.project, self.run_id, self.result = project, run_id, result
         self.options, self.prepared, self.tasks = options, prepared, tasks
         self.registry = registry
+        self.note = on_note or (lambda text: None)
         self.plan = prepared.plan
         self.trainer = prepared.trainer
 
@@ -388,6 +394,13 @@ class _Study:
             progress.finish()
             self.result["cost"] = {**cost.to_json(), "text": cost.text}
         self.commit()
+        done = len(self.result.get("runs", []))
+        self.note(f"plan: {self.result['plan']['summary']}, {self.options.seeds} seeds each")
+        self.note(f"cost: {self.result['cost']['text']} ({self.result['cost']['measured']})")
+        if done:
+            self.note(f"resuming: {done} of {len(self.tasks)} runs are done")
+        for line in self.result.get("notes", []):
+            self.note(line)
 
     def baseline(self, progress: Progress, cancel: CancelToken) -> None:
         if "baseline" in self.result:
@@ -471,6 +484,8 @@ class _Study:
         forced = self.options.force or bool((self.result.get("pilot") or {}).get("forced"))
         self.result["pilot"] = {**reading.to_json(), "forced": forced}
         self.commit()
+        anyway = forced and not reading.separable
+        self.note(f"pilot: {reading.detail}" + (" (going on anyway: forced)" if anyway else ""))
         if not reading.separable and not forced:
             raise StudyRefused(
                 f"the study stops after its pilot: {reading.detail}. Change the plan, or run "

@@ -5,7 +5,7 @@ The helpers live in modules with one job each, re-exported here for the report a
 - :mod:`~vendiscope.core.views.missing` — :class:`NotComputed` and :func:`command`, the one
   place that writes a ``vendiscope ...`` command line for what is missing;
 - :mod:`~vendiscope.core.views.runs` — the latest score, near-duplicate, clustering,
-  selection and synthesis runs;
+  selection, synthesis and study runs;
 - :mod:`~vendiscope.core.views.records` — record sources and texts, and which stored set
   (map, score, feature vectors) is shown when none is named;
 - :mod:`~vendiscope.core.views.tables` — per-source, per-cluster, near-duplicate and coverage
@@ -47,6 +47,7 @@ from vendiscope.core.views.runs import (
     score_run,
     score_summary,
     selection_runs,
+    study_runs,
     synthesis_runs,
 )
 from vendiscope.core.views.tables import (
@@ -95,5 +96,6 @@ __all__ = [
     "source_contributions",
     "source_table",
     "sparse_cluster_examples",
+    "study_runs",
     "synthesis_runs",
 ]

@@ -140,6 +140,14 @@ class ViewData(Protocol):
         there are none."""
         ...
 
+    def study_runs(self) -> list[dict[str, Any]]:
+        """The study runs whose pool or target is the dataset, oldest first, each with at
+        least one training run: ``{"run_id", "status", "params", "result"}`` (``result``: the
+        job's, with ``plan``, ``metrics``, ``runs``, ``analysis``, ...). Raises
+        :class:`~vendiscope.api.NotComputed` naming ``vendiscope study`` when there are
+        none."""
+        ...
+
     def coverage(
         self,
         target: str | None = None,

@@ -139,6 +139,9 @@ class ProjectViewData:
     def synthesis_runs(self) -> list[dict[str, Any]]:
         return runs.synthesis_runs(self._project, self._dataset)
 
+    def study_runs(self) -> list[dict[str, Any]]:
+        return runs.study_runs(self._project, self._dataset)
+
     def coverage(
         self,
         target: str | None = None,

@@ -1,5 +1,6 @@
 """The stored runs behind the views: the latest score, near-duplicate, clustering and selection
-runs of a dataset, as plain data. Nothing here recomputes a job's result.
+runs of a dataset, and its synthesis and study runs, as plain data. Nothing here recomputes a
+job's result.
 """
 
 from __future__ import annotations
@@ -215,6 +216,30 @@ def synthesis_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
     return out
 
 
+# ----------------------------------------------------------------------------- studies
+def study_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
+    """The study runs of ``dataset``, oldest first, as plain data: those whose pool or
+    target is ``dataset``. Only runs with at least one training run count (a running study's
+    result grows after every training run).
+
+    Each is ``{"run_id", "status", "params", "result"}``. Raises :class:`NotComputed`
+    naming ``vendiscope study`` when there are none.
+    """
+    from vendiscope.core.studies.reading import study_runs as runs_of
+
+    out = [
+        {"run_id": run.id, "status": run.status, "params": copy.deepcopy(run.params or {}),
+         "result": copy.deepcopy(run.result)}
+        for run in runs_of(project, dataset)
+        if isinstance(run.result, dict) and run.result.get("runs")
+    ]  # fmt: skip
+    if not out:
+        raise NotComputed(
+            "study runs", command(project, "study", dataset, "--target", "TARGET")
+        )
+    return out
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -230,5 +255,6 @@ __all__ = [
     "score_run",
     "score_summary",
     "selection_runs",
+    "study_runs",
     "synthesis_runs",
 ]

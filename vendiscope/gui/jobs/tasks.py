@@ -412,6 +412,32 @@ def synthesize(
     )
 
 
+def study(
+    location: str,
+    pool: str,
+    target: str,
+    options: dict[str, Any],
+    *,
+    progress: Progress,
+    cancel: CancelToken,
+) -> TaskResult:
+    """A study: a small model trained on many subsets of ``pool``, each scored on ``target``
+    (resumes a study of the same name and options; refused when seed noise swamps it)."""
+    from vendiscope.core.studies.job import run_study
+    from vendiscope.core.studies.options import StudyOptions
+
+    with opened(location) as project:
+        report = run_study(
+            project, pool, target, StudyOptions(**options), progress=progress, cancel=cancel
+        )
+    resumed = f", resumed after run {report.resumed_from:,}" if report.resumed_from else ""
+    return TaskResult(
+        f"Study '{report.name}' finished: {report.runs_done:,} of {report.runs_total:,} "
+        f"training runs{resumed}",
+        {"run_id": report.run_id, "name": report.name},
+    )
+
+
 def save_subset(
     location: str,
     dataset: str,

@@ -3,8 +3,8 @@
 Each module holds one :class:`~vendiscope.api.View`, written against :mod:`vendiscope.api`
 only, as a third-party view is. ``build(data)`` reads ``view_data(data)``, the read-only
 :class:`~vendiscope.api.ViewData` of the dataset (scores, spectra, sources, the map,
-clusters, near-duplicates, selection curves, coverage of ``data["target"]``), and returns a
-chart description that the GUI draws interactively and
+clusters, near-duplicates, selection curves, coverage of ``data["target"]``, synthesis and
+study runs), and returns a chart description that the GUI draws interactively and
 :func:`vendiscope.core.views.render.render_chart` renders to PNG or SVG. A missing piece
 raises :class:`~vendiscope.api.NotComputed` naming the command that computes it.
 

@@ -1,0 +1,382 @@
+"""The reads and texts of the "Study…" workflow (usable and testable without Qt).
+
+Functions that read a project take its location and open their own connection, so they
+can run off the GUI thread (:class:`~vendiscope.gui.jobs.background.Loader`) or in a child
+process (:func:`estimate_job`: the trainer imports torch, which the window's process never
+does); the others turn a study run's ``result`` (see :mod:`vendiscope.core.studies.job`) into
+what the dialog and the monitor show, through :mod:`vendiscope.core.studies.chart`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.studies.chart import (
+    evidence_rows,
+    study_chart,
+    study_note,
+    subset_rows,
+    verdict,
+)
+from vendiscope.gui.jobs.tasks import opened
+
+if TYPE_CHECKING:
+    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.store.models import RunInfo
+    from vendiscope.core.store.project import Project
+
+LARGEST_DEFAULT_SIZE = 500
+"""The default subset size: a quarter of the pool, at most this many rows."""
+STATUS_TEXT = {
+    "running": "Running",
+    "complete": "Finished",
+    "cancelled": "Cancelled",
+    "failed": "Failed",
+    "interrupted": "Interrupted",
+}
+OUTCOME_TEXT = {
+    "improvement": "Target loss improvement",
+    "accuracy_gain": "Target accuracy gain",
+}
+
+
+# ----------------------------------------------------------------------------- the dialog
+@dataclass(frozen=True)
+class PluginChoice:
+    name: str
+    title: str
+    description: str
+
+
+def plugin_choices(registry: PluginRegistry, kind: str) -> list[PluginChoice]:
+    """The plugins of ``kind`` (``trainer``, ``selector``) the registry offers."""
+    from vendiscope.core.base.errors import VendiscopeError
+
+    try:
+        found = registry.contributions(kind)
+    except VendiscopeError:
+        return []
+    return [PluginChoice(c.name, c.title or c.name, c.description or "") for c in found]
+
+
+def default_size(rows: int) -> int:
+    """Rows per subset by default: a quarter of the pool, at most 500 (at least 1)."""
+    return max(1, min(LARGEST_DEFAULT_SIZE, rows // 4))
+
+
+@dataclass(frozen=True)
+class PoolFacts:
+    """What the dialog needs to know of the pool: its rows, sources and gradient features."""
+
+    rows: int
+    sources: int  # distinct known sources
+    gradients: bool  # a complete gradient (or feature) vector set
+
+
+def pool_facts(location: str, pool: str) -> PoolFacts:
+    """Rows, known sources and whether the pool has gradient features (a full scan, cached)."""
+    from vendiscope.core.store import vectors
+
+    with opened(location) as project:
+        stats = project.stats(pool)
+        sets = vectors.list_sets(project, pool)
+    known = [name for name in stats["sources"] if name not in ("(none)", "")]
+    gradients = any(s.kind in ("gradient", "feature") and s.status == "complete" for s in sets)
+    return PoolFacts(int(stats["rows"]), len(known), gradients)
+
+
+def target_choices(datasets: Sequence[str], pool: str) -> list[str]:
+    """The datasets a study of ``pool`` can be scored on: every other one."""
+    return [name for name in datasets if name != pool]
+
+
+def estimate_job(
+    location: str,
+    pool: str,
+    target: str,
+    options: dict[str, Any],
+    *,
+    progress: Any = None,
+    cancel: Any = None,
+) -> dict[str, Any]:
+    """:func:`~vendiscope.core.studies.job.estimate_study` as a job (a child process runs it):
+    its summary (``plan``, ``runs``, ``cost.text``, ``notes``); nothing is written."""
+    from vendiscope.core.studies.job import estimate_study
+    from vendiscope.core.studies.options import StudyOptions
+
+    with opened(location) as project:
+        found = estimate_study(
+            project, pool, target, StudyOptions(**options), progress=progress, cancel=cancel
+        )
+    return found.summary()
+
+
+def estimate_text(summary: Mapping[str, Any]) -> str:
+    """The estimate as the dialog shows it: the plan, the cost here, and any notes."""
+    cost = (summary.get("cost") or {}).get("text") or ""
+    lines = [str(summary.get("plan") or "")]
+    if cost:
+        lines.append(f"It would take {cost}.")
+    target = summary.get("target_rows")
+    if target:
+        checkable = int(summary.get("checkable") or 0)
+        scored = f"Each model is scored on {int(target):,} target rows"
+        lines.append(
+            f"{scored}, {checkable:,} with an answer to check (accuracy)."
+            if checkable
+            else f"{scored} (none has an answer to check: the loss only)."
+        )
+    lines.extend(_sentence(note) for note in summary.get("notes") or [])
+    return "\n".join(line for line in lines if line)
+
+
+def _sentence(text: str) -> str:
+    text = str(text).strip()
+    if not text:
+        return ""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+# ----------------------------------------------------------------------------- runs
+def study_runs(project: Project, dataset: str) -> list[RunInfo]:
+    """The studies whose pool or target is ``dataset``, oldest first."""
+    from vendiscope.core.studies.reading import study_runs as runs_of
+
+    return runs_of(project, dataset)
+
+
+def run_names(run: RunInfo) -> tuple[str, str, str]:
+    """``(pool, target, name)`` of a study run."""
+    params = run.params or {}
+    result = run.result or {}
+    pool = str(params.get("pool") or result.get("pool") or "")
+    target = str(params.get("target") or result.get("target") or "")
+    name = str(params.get("name") or result.get("name") or "")
+    return pool, target, name
+
+
+def run_options(run: RunInfo, *, force: bool | None = None) -> dict[str, Any]:
+    """The options the run was started with (what Resume starts again; ``force``: Run
+    anyway)."""
+    options = dict((run.params or {}).get("options") or {})
+    _, _, name = run_names(run)
+    if name:
+        options["name"] = name
+    if force is not None:
+        options["force"] = force
+    return options
+
+
+def progress_counts(result: Mapping[str, Any] | None) -> tuple[int, int | None]:
+    """``(runs done, runs planned)``; planned is None before the plan is made."""
+    result = result or {}
+    total = result.get("runs_total")
+    return len(result.get("runs") or []), int(total) if total else None
+
+
+def run_label(run: RunInfo) -> str:
+    """How the run chooser names a study: ``study-1 · on held-out · 4 of 10 runs · running``."""
+    _, target, name = run_names(run)
+    done, total = progress_counts(run.result)
+    runs = f"{done:,} of {total:,} runs" if total else f"{done:,} runs"
+    status = "refused after its pilot" if refused(run) else STATUS_TEXT.get(run.status, run.status)
+    when = run.started_at.strftime("%Y-%m-%d %H:%M")
+    return f"{name or 'study'} · scored on {target} · {runs} · {status.lower()} · {when}"
+
+
+def refused(run: RunInfo | None) -> bool:
+    """Whether the study stopped after its pilot because seed noise swamps it."""
+    return run is not None and run.status != "complete" and (run.result or {}).get(
+        "stopped"
+    ) == "refused"
+
+
+def refusal_text(run: RunInfo) -> str:
+    """Why the pilot stopped the study, and what Run anyway does."""
+    pilot = (run.result or {}).get("pilot") or {}
+    detail = str(pilot.get("detail") or "").strip()
+    if not detail:
+        detail = short_error(run.error or "").removeprefix("the study stops after its pilot: ")
+        detail = detail.split(". Change the plan")[0]
+    seeds = pilot.get("seeds_needed")
+    more = f" (about {int(seeds)} seeds per subset would do)" if seeds else ""
+    return (
+        f"The study stopped after its pilot: {detail.rstrip('.')}. The subsets' differences "
+        f"would be lost in seed noise. Change the plan — more seeds{more}, or subsets that "
+        "differ more — or Run anyway: the pilot's runs are kept."
+    )
+
+
+def last_run_text(result: Mapping[str, Any] | None) -> str:
+    """The latest finished training run: ``run 4 (random-02, seed 2)``, or ``""``."""
+    runs = (result or {}).get("runs") or []
+    if not runs:
+        return ""
+    last = runs[-1]
+    return f"run {int(last.get('run', len(runs)))} ({last.get('subset')}, seed {int(last['seed']) + 1})"
+
+
+def status_text(run: RunInfo | None, current: str = "") -> str:
+    """One line on how the study stands (``current``: what its job is doing now)."""
+    if run is None:
+        return "Waiting for the study to start (loading the trainer's model can take a minute)."
+    result = run.result or {}
+    done, total = progress_counts(result)
+    counted = f"{done:,} of {total:,} training runs done" if total else "making the plan"
+    if run.status == "running":
+        now = f" — now {current}" if current else ""
+        return f"Running: {counted}{now}."
+    if run.status == "complete":
+        return f"Finished: {done:,} training runs."
+    if refused(run):
+        return f"Stopped after its pilot: {done:,} of {total or 0:,} training runs done."
+    resume = " Resume goes on with the next run."
+    if run.status == "cancelled":
+        return f"Cancelled: {counted}.{resume}"
+    if run.status == "failed":
+        error = short_error(run.error or "")
+        return f"Failed ({counted}): {error}.{resume}" if error else f"Failed ({counted}).{resume}"
+    return f"{STATUS_TEXT.get(run.status, run.status)}: {counted}.{resume}"
+
+
+def short_error(error: str) -> str:
+    """A stored error (``StudyRefused('...')``) as its message."""
+    head, paren, rest = error.partition("(")
+    if paren and head.isidentifier() and rest.endswith(")"):
+        error = rest[:-1].strip("'\"")
+    return error.strip()[:400]
+
+
+def note_text(result: Mapping[str, Any] | None, status: str | None = None) -> str:
+    """The header line: runs done, the untrained loss, the model, how it stopped."""
+    return study_note(result or {}, status) if result else ""
+
+
+def notes_text(result: Mapping[str, Any] | None) -> str:
+    """The study's notes (skipped metrics, rows shared with the target), as sentences."""
+    return " ".join(_sentence(n) for n in (result or {}).get("notes") or [] if str(n).strip())
+
+
+# ----------------------------------------------------------------------------- the chart
+def metric_choices(result: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """``(metric, label)`` of each metric the study scored, in its order."""
+    metrics = (result or {}).get("metrics") or {}
+    return [(name, str(entry.get("label") or name)) for name, entry in metrics.items()]
+
+
+def outcome_choices(result: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """``(outcome, label)``: the loss improvement, and the accuracy gain where measured."""
+    choices = [("improvement", OUTCOME_TEXT["improvement"])]
+    if (result or {}).get("checkable"):
+        choices.append(("accuracy_gain", OUTCOME_TEXT["accuracy_gain"]))
+    return choices
+
+
+def chart(
+    result: Mapping[str, Any] | None, metric: str | None, outcome: str = "improvement"
+) -> dict[str, Any] | None:
+    """The scatter of ``metric`` against the outcome (None before any run has finished)."""
+    if not result or metric is None:
+        return None
+    try:
+        return study_chart(result, metric, outcome=outcome)
+    except (ValueError, KeyError):
+        return None
+
+
+def verdict_text(result: Mapping[str, Any] | None, outcome: str = "improvement") -> str:
+    """The analysis's reading in words, or why there is none yet."""
+    if not result or not result.get("plan"):
+        return ""
+    return verdict(result, outcome)
+
+
+# ----------------------------------------------------------------------------- tables
+def subset_table(
+    result: Mapping[str, Any] | None, outcome: str = "improvement"
+) -> tuple[list[str], list[list[str]]]:
+    """The subsets table: its column titles and one row of texts per subset."""
+    metrics = metric_choices(result)
+    columns = ["Subset", "Kind", "Rows", *(label for _, label in metrics), "Runs",
+               OUTCOME_TEXT.get(outcome, outcome), "± over seeds"]  # fmt: skip
+    if not result or not result.get("plan"):
+        return columns, []
+    try:
+        found = subset_rows(result, outcome)
+    except (ValueError, KeyError):
+        return columns, []
+    rows = []
+    for row in found:
+        size = f"{row['rows']:,}"
+        if row["distinct"] != row["rows"]:
+            size += f" ({row['distinct']:,} distinct)"
+        rows.append(
+            [
+                str(row["subset"]),
+                str(row["kind"]),
+                size,
+                *(number(row.get(metric)) for metric, _ in metrics),
+                f"{row['runs']:,}",
+                number(row["outcome"]),
+                number(row["seed_sd"]),
+            ]
+        )
+    return columns, rows
+
+
+EVIDENCE_COLUMNS = ("Metric", "Subsets", "Spearman", "95% interval", "p", "Kendall", "p ")
+
+
+def evidence_table(
+    result: Mapping[str, Any] | None, outcome: str = "improvement"
+) -> list[list[str]]:
+    """The evidence table's rows: per metric, strongest first (columns
+    :data:`EVIDENCE_COLUMNS`)."""
+    if not result:
+        return []
+    try:
+        found = evidence_rows(result, outcome)
+    except (ValueError, KeyError):
+        return []
+    rows = []
+    for row in found:
+        low, high = (list(row.get("spearman_ci") or []) + [None, None])[:2]
+        interval = "" if low is None or high is None else f"{low:.2f} to {high:.2f}"
+        rows.append(
+            [
+                str(row["label"]),
+                f"{int(row['n']):,}",
+                number(row["spearman"], 2),
+                interval,
+                p_value(row["spearman_p"]),
+                number(row["kendall"], 2),
+                p_value(row["kendall_p"]),
+            ]
+        )
+    return rows
+
+
+def number(value: Any, digits: int = 4) -> str:
+    """A value as a table shows it (``""`` when missing or not a number)."""
+    if value is None or isinstance(value, bool):
+        return ""
+    try:
+        found = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if not math.isfinite(found):
+        return ""
+    return f"{found:.{digits}f}" if digits <= 2 else f"{found:.{digits}g}"
+
+
+def p_value(value: Any) -> str:
+    if value is None:
+        return ""
+    found = float(value)
+    if not math.isfinite(found):
+        return ""
+    return "< 0.001" if found < 0.001 else f"{found:.3f}"

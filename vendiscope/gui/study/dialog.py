@@ -1,0 +1,454 @@
+"""The settings of a study: the target, the plan of subsets, the seeds, the trainer, the cost.
+
+:meth:`StudyDialog.options` returns the keyword arguments of
+:class:`~vendiscope.core.studies.options.StudyOptions` (plain JSON) and
+:meth:`StudyDialog.target` the held-out dataset, which
+:func:`vendiscope.gui.jobs.tasks.study` takes. Estimate cost times the trainer in a child
+process (the trainer imports torch, which the window's process never does); the pool's rows
+and sources are read on a worker thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vendiscope.core.studies.options import DEFAULT_TRAINER, StudyOptions
+from vendiscope.gui.dialogs.error_dialog import describe_error
+from vendiscope.gui.jobs.background import Loader
+from vendiscope.gui.study import data
+from vendiscope.gui.widgets.param_form import ParamForm, plain_help
+from vendiscope.gui.widgets.style import error_palette
+from vendiscope.gui.widgets.text import plain_label, plain_tip
+from vendiscope.gui.windows.document import ProjectDocument
+
+DEFAULTS = {"random": 20, "duplicates": 4, "sources": 0, "seeds": 3}
+NO_TARGET = "(choose the held-out dataset)"
+
+
+class StudyDialog(QDialog):
+    """Settings of a study of the pool ``dataset``; OK (Start) returns :meth:`options`."""
+
+    def __init__(
+        self,
+        document: ProjectDocument,
+        dataset: str,
+        *,
+        registry: Any = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        from vendiscope.core.plugins.registry import default_registry
+
+        self.document = document
+        self.dataset = dataset
+        self.location = document.location
+        self.registry = registry or default_registry()
+        self.setWindowTitle(f"Study of {dataset}")
+        self.estimate_job: Any = None
+        self.estimate_shown = False  # an estimate (or why there is none) is shown
+        self.facts: data.PoolFacts | None = None
+        info = document.dataset(dataset) if document.is_open else None
+        self.rows = info.row_count if info is not None else 0
+
+        intro = plain_label(
+            f"A study trains a small model on many subsets of “{dataset}” and scores each "
+            "model on a held-out dataset, to see which diversity score predicts how much a "
+            "subset helps. The datasets are not changed: the results stay with the study, "
+            "and starting the same study again goes on where it stopped."
+        )
+        intro.setObjectName("hint")
+        intro.setWordWrap(True)
+
+        columns = QHBoxLayout()
+        left = QVBoxLayout()
+        left.addWidget(self._plan_box())
+        left.addWidget(self._selectors_box())
+        left.addStretch(1)
+        columns.addLayout(left, 1)
+        right = QVBoxLayout()
+        right.addWidget(self._trainer_box(), 1)
+        right.addWidget(self._cost_box())
+        columns.addLayout(right, 1)
+
+        self.problem = plain_label()
+        self.problem.setObjectName("paramProblem")
+        self.problem.setWordWrap(True)
+        error_palette(self.problem)
+        self.problem.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.start_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.start_button.setText("Start")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(columns, 1)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+
+        self.facts_loader = Loader(self)
+        self.facts_loader.loaded.connect(self._facts_loaded)
+        self.finished.connect(lambda _result: self._stop_estimate())
+        self._trainer_changed()
+        if self.location is not None:
+            self.facts_loader.run(data.pool_facts, self.location, dataset)
+        self.resize(1040, 660)
+
+    # ------------------------------------------------------------------ layout
+    def _plan_box(self) -> QGroupBox:
+        box = QGroupBox("What to compare")
+        self.target_choice = QComboBox()
+        self.target_choice.setObjectName("targetChoice")
+        self.target_choice.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.target_choice.setMinimumContentsLength(18)
+        self.target_choice.addItem(NO_TARGET, None)
+        names = [d.name for d in self.document.datasets()] if self.document.is_open else []
+        for name in data.target_choices(names, self.dataset):
+            self.target_choice.addItem(name, name)
+        self.target_choice.setToolTip(
+            "Each trained model is scored on this dataset: held-out rows of the task you care "
+            "about. Pool rows that are also in it never enter a subset."
+        )
+        size = data.default_size(self.rows)
+        self.size = _spin(1, max(1, self.rows), size)
+        self.size.setToolTip("Rows in every subset a model is trained on")
+        self.random = _spin(0, 10_000, DEFAULTS["random"])
+        self.random.setToolTip("Subsets drawn at random from the pool: the study's backbone")
+        self.duplicates = _spin(0, 1_000, DEFAULTS["duplicates"])
+        self.duplicates.setToolTip(
+            "Controls made of few distinct rows, repeated: less diverse by construction, so "
+            "a good diversity score ranks them low"
+        )
+        self.sources = _spin(0, 1_000, DEFAULTS["sources"])
+        self.sources.setToolTip(
+            "Subsets drawn from only some of the pool's sources (needs at least two sources)"
+        )
+        self.seeds = _spin(1, 100, DEFAULTS["seeds"])
+        self.seeds.setToolTip(
+            "Models trained per subset, each with its own seed: more seeds tell real "
+            "differences from chance"
+        )
+        self.target_rows = _spin(0, 10_000_000, 0)
+        self.target_rows.setSpecialValueText("all")
+        self.target_rows.setToolTip("Score on the first this many rows of the target (faster)")
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("study-N (the next free number)")
+        self.name.setToolTip(
+            "The study's name; starting again with the same name and settings goes on with it"
+        )
+        self.force = QCheckBox("Go on even if seed noise is too large")
+        self.force.setObjectName("forceStudy")
+        self.force.setToolTip(
+            "The study first trains a few subsets twice (the pilot). When another seed "
+            "changes a result more than the subsets differ, the study stops there; this goes "
+            "on anyway"
+        )
+        form = QFormLayout(box)
+        form.addRow("Score on:", self.target_choice)
+        form.addRow("Rows per subset:", self.size)
+        form.addRow("Random subsets:", self.random)
+        form.addRow("Duplicate-heavy controls:", self.duplicates)
+        form.addRow("Source-restricted subsets:", self.sources)
+        form.addRow("Seeds per subset:", self.seeds)
+        form.addRow("Target rows:", self.target_rows)
+        form.addRow("Name:", self.name)
+        form.addRow(self.force)
+        self.target_choice.currentIndexChanged.connect(self._changed)
+        for spin in (self.size, self.random, self.duplicates, self.sources, self.seeds,
+                     self.target_rows):  # fmt: skip
+            spin.valueChanged.connect(self._changed)
+        self.name.textChanged.connect(self._changed)
+        self.force.toggled.connect(self.validate)
+        self.sources.setEnabled(False)  # until the pool's sources are known
+        return box
+
+    def _selectors_box(self) -> QGroupBox:
+        box = QGroupBox("Subsets picked by selectors (optional)")
+        self.selectors: dict[str, QCheckBox] = {}
+        grid = QGridLayout(box)
+        self.selectors_hint = plain_label(
+            "Each checked selector picks one subset from the pool's gradient features."
+        )
+        self.selectors_hint.setObjectName("hint")
+        self.selectors_hint.setWordWrap(True)
+        grid.addWidget(self.selectors_hint, 0, 0, 1, 2)
+        for number, choice in enumerate(data.plugin_choices(self.registry, "selector")):
+            check = QCheckBox(choice.title)
+            check.setObjectName(f"selector-{choice.name}")
+            check.setToolTip(plain_tip(plain_help(choice.description)))
+            check.toggled.connect(self._changed)
+            check.setEnabled(False)  # until the pool's gradient features are known
+            self.selectors[choice.name] = check
+            grid.addWidget(check, 1 + number // 2, number % 2)
+        return box
+
+    def _trainer_box(self) -> QGroupBox:
+        box = QGroupBox("Trainer")
+        self.trainer = QComboBox()
+        self.trainer.setObjectName("trainerChoice")
+        for choice in data.plugin_choices(self.registry, "trainer"):
+            self.trainer.addItem(choice.title, choice.name)
+            self.trainer.setItemData(
+                self.trainer.count() - 1,
+                plain_tip(plain_help(choice.description)),
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.trainer.setCurrentIndex(max(self.trainer.findData(DEFAULT_TRAINER), 0))
+        self.trainer.currentIndexChanged.connect(self._trainer_changed)
+        self.trainer_help = plain_label()
+        self.trainer_help.setObjectName("hint")
+        self.trainer_help.setWordWrap(True)
+        self.forms: dict[str, ParamForm] = {}
+        self.form_pages = QStackedWidget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.form_pages)
+        layout = QVBoxLayout(box)
+        layout.addWidget(self.trainer)
+        layout.addWidget(self.trainer_help)
+        layout.addWidget(scroll, 1)
+        return box
+
+    def _cost_box(self) -> QGroupBox:
+        box = QGroupBox("Cost")
+        self.estimate_button = QPushButton("Estimate cost")
+        self.estimate_button.setObjectName("estimateCost")
+        self.estimate_button.setToolTip(
+            "Make the plan and time the trainer on a few examples of the pool (its model is "
+            "loaded: up to a minute on a CPU); nothing is trained or written"
+        )
+        self.estimate_button.clicked.connect(self.estimate)
+        self.estimate_result = plain_label(
+            "Estimate cost tells how many training runs the study makes and how long they "
+            "would take on this computer."
+        )
+        self.estimate_result.setObjectName("estimateResult")
+        self.estimate_result.setWordWrap(True)
+        self.estimate_result.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+        )
+        layout = QHBoxLayout(box)
+        layout.addWidget(self.estimate_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.estimate_result, 1)
+        return box
+
+    # ------------------------------------------------------------------ the pool
+    def _facts_loaded(self, facts: data.PoolFacts) -> None:
+        self.facts = facts
+        self.rows = facts.rows
+        self.size.setMaximum(max(1, facts.rows))
+        self.sources.setEnabled(facts.sources >= 2)
+        if facts.sources < 2:
+            self.sources.setValue(0)
+            self.sources.setToolTip(
+                "The pool's rows have no sources (or only one): import it with a source "
+                "field to compare subsets drawn from some sources only"
+            )
+        for check in self.selectors.values():
+            check.setEnabled(facts.gradients)
+            if not facts.gradients:
+                check.setChecked(False)
+        if not facts.gradients:
+            self.selectors_hint.setText(
+                "Selectors pick from the pool's gradient features, which it does not have yet "
+                "(Jobs > Compute gradient features…)."
+            )
+        self.validate()
+
+    # ------------------------------------------------------------------ trainer
+    def current_trainer(self) -> str | None:
+        return self.trainer.currentData()
+
+    def current_form(self) -> ParamForm | None:
+        name = self.current_trainer()
+        return self.forms.get(name) if name else None
+
+    def _trainer_changed(self) -> None:
+        name = self.current_trainer()
+        tip = self.trainer.itemData(self.trainer.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+        self.trainer_help.setText(
+            plain_help(tip or "") if name
+            else "No trainer is installed: see Plugins > Installed plugins."
+        )  # fmt: skip
+        self.trainer_help.setVisible(bool(self.trainer_help.text()))
+        if name is not None and name not in self.forms:
+            try:
+                specs = self.registry.describe("trainer", name)
+            except Exception as error:
+                failed = plain_label(f"This trainer cannot be used: {describe_error(error)}")
+                failed.setWordWrap(True)
+                error_palette(failed)
+                self.form_pages.addWidget(failed)
+                self.form_pages.setCurrentWidget(failed)
+                self._changed()
+                return
+            form = ParamForm(specs, show_help=True)
+            form.setObjectName(f"trainerForm-{name}")
+            form.changed.connect(self._changed)
+            holder = QWidget()
+            holder_layout = QVBoxLayout(holder)
+            holder_layout.setContentsMargins(0, 4, 6, 0)
+            holder_layout.addWidget(form)
+            holder_layout.addStretch(1)
+            self.forms[name] = form
+            self.form_pages.addWidget(holder)
+        form = self.current_form()
+        if form is not None:
+            self.form_pages.setCurrentWidget(form.parentWidget())
+        self._changed()
+
+    # ------------------------------------------------------------------ estimate
+    def estimate(self) -> None:
+        """Make the plan and time the trainer, in a child process; show the plan and cost."""
+        from vendiscope.gui.jobs.manager import start_now
+
+        if self.estimate_job is not None or self.location is None:
+            return
+        problem = self.problem_text()
+        if problem is not None:
+            self._show_estimate(False, problem)
+            return
+        target = self.target()
+        assert target is not None  # problem_text says when there is none
+        self.estimate_result.setText(
+            "Estimating: making the plan and timing the trainer on a few examples…"
+        )
+        self.estimate_result.setPalette(self.palette())
+        self.estimate_button.setEnabled(False)
+        self.estimate_job = start_now(
+            f"Estimating a study of {self.dataset}",
+            data.estimate_job,
+            self.location,
+            self.dataset,
+            target,
+            self.options(),
+            in_process=True,
+        )
+        self.estimate_job.finished.connect(self._estimated)
+
+    def _estimated(self, job: Any) -> None:
+        from vendiscope.gui.jobs.manager import JobState
+
+        self.estimate_job = None
+        self.estimate_button.setEnabled(True)
+        if job.state == JobState.DONE:
+            self._show_estimate(True, data.estimate_text(job.result))
+        elif job.state == JobState.FAILED and job.error is not None:
+            self._show_estimate(False, describe_error(job.error))
+        else:
+            self.estimate_result.setText("")
+
+    def _show_estimate(self, ok: bool, text: str) -> None:
+        self.estimate_shown = True
+        self.estimate_result.setText(text if ok else f"Cannot estimate: {text}")
+        self.estimate_result.setToolTip(plain_tip(text))
+        if ok:
+            self.estimate_result.setPalette(self.palette())
+        else:
+            error_palette(self.estimate_result)
+
+    def _stop_estimate(self) -> None:
+        if self.estimate_job is not None:
+            job, self.estimate_job = self.estimate_job, None
+            job.finished.disconnect(self._estimated)
+            job.cancel()
+            self.estimate_button.setEnabled(True)
+
+    # ------------------------------------------------------------------ values
+    def _changed(self) -> None:
+        """A setting changed: an estimate shown is out of date."""
+        running = self.estimate_job is not None
+        self._stop_estimate()
+        if self.estimate_shown or running:
+            self.estimate_shown = False
+            self.estimate_result.setText("The settings changed: Estimate cost again.")
+            self.estimate_result.setPalette(self.palette())
+        self.validate()
+
+    def target(self) -> str | None:
+        """The held-out dataset each model is scored on (None: not chosen yet)."""
+        return self.target_choice.currentData()
+
+    def problem_text(self) -> str | None:
+        """What keeps the study from starting, in words (None: it can start)."""
+        form = self.current_form()
+        if not self.document.is_open:
+            return "Open a project first."
+        if self.target_choice.count() <= 1:
+            return (
+                "The project has no other dataset to score the models on: import held-out "
+                "rows of your task as a dataset of their own first."
+            )
+        if self.target() is None:
+            return "Choose the dataset to score on: held-out rows the models never train on."
+        if self.current_trainer() is None or form is None:
+            return "Choose a trainer that can be used."
+        problem = form.problem()
+        if problem is not None:
+            return problem
+        if self.size.value() > self.rows:
+            return f"Rows per subset: the pool has only {self.rows:,} rows."
+        try:
+            self.options()
+        except ValueError as error:
+            return str(error)
+        return None
+
+    def validate(self) -> None:
+        problem = self.problem_text()
+        self.problem.setText(problem or "")
+        self.problem.setVisible(problem is not None)
+        self.start_button.setEnabled(problem is None and self.location is not None)
+        self.estimate_button.setEnabled(self.estimate_job is None and self.location is not None)
+
+    def options(self) -> dict[str, Any]:
+        """The study's options as :class:`StudyOptions` keywords (checked by it)."""
+        form = self.current_form()
+        options: dict[str, Any] = {
+            "size": self.size.value(),
+            "random": self.random.value(),
+            "selectors": [name for name, check in self.selectors.items() if check.isChecked()],
+            "sources": self.sources.value() if self.sources.isEnabled() else 0,
+            "duplicates": self.duplicates.value(),
+            "seeds": self.seeds.value(),
+            "trainer": self.current_trainer() or DEFAULT_TRAINER,
+            "trainer_params": form.values() if form is not None else {},
+            "target_rows": self.target_rows.value() or None,
+            "force": self.force.isChecked(),
+            "name": self.name.text().strip() or None,
+        }
+        StudyOptions(**options)  # raises ValueError naming a bad value
+        return options
+
+
+def _spin(low: int, high: int, value: int) -> QSpinBox:
+    spin = QSpinBox()
+    spin.setRange(low, high)
+    spin.setValue(value)
+    spin.setGroupSeparatorShown(True)
+    return spin
