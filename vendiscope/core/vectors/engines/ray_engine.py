@@ -49,6 +49,9 @@ IN_FLIGHT_PER_WORKER = 2
 """Chunks queued on each actor: one computing, one waiting, so none idles on the driver."""
 WAIT_SECONDS = 0.25
 """How often the driver checks its cancel token while waiting for results."""
+RESTART_GRACE_SECONDS = 120.0
+"""How long a chunk waits for its restarting actor before a send counts as a failure."""
+RESTART_PAUSE_SECONDS = 0.5
 
 
 def ray_module() -> Any:
@@ -220,6 +223,7 @@ class _Pending:
     payload: Any  # an object ref (put once, sent again on a retry without re-serialising)
     attempts: int = 0
     errors: list[str] = field(default_factory=list)
+    waiting_since: float | None = None  # its actor was restarting when it was last sent
 
 
 class _RaySession(EngineSession):
@@ -333,8 +337,22 @@ class _RaySession(EngineSession):
         return min(alive, key=lambda s: s.busy) if alive else None
 
     def _lost(self, item: _Pending, slot: _Slot, exc: Exception, retry: deque[_Pending]) -> None:
-        """A chunk whose actor died: send it again, unless it keeps failing."""
+        """A chunk whose actor died: send it again, unless it keeps failing.
+
+        An actor that is only restarting (a killed worker coming back) does not count as a
+        failure of the chunk for up to :data:`RESTART_GRACE_SECONDS`: on a busy machine a
+        restart can outlast several sends.
+        """
         ray = self._ray
+        unavailable = getattr(ray.exceptions, "ActorUnavailableError", ())
+        if isinstance(exc, unavailable):
+            now = time.monotonic()
+            item.waiting_since = item.waiting_since or now
+            if now - item.waiting_since < RESTART_GRACE_SECONDS:
+                time.sleep(RESTART_PAUSE_SECONDS)
+                retry.append(item)
+                return
+        item.waiting_since = None
         slot.failures += 1
         if isinstance(exc, ray.exceptions.ActorDiedError):
             slot.alive = False  # restarts used up (or killed for good): the others go on
