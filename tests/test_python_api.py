@@ -172,3 +172,24 @@ def test_score_takes_a_subset_or_a_list_of_them(tmp_path: Path) -> None:
         with pytest.raises(vs.VendiscopeError, match=unknown):
             p.score("pool", subset=["tail", "nope"])
         assert len(p.store.runs("pool")) == runs  # not even "tail" was scored
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_study_and_its_estimate(synthesis_project: Path, tmp_path: Path, tiny_lm: Path) -> None:
+    import vendiscope as vs
+    from tests.conftest import demo_rows, write_jsonl
+
+    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(300, 308))
+    trainer = {"model": str(tiny_lm), "steps": 2, "batch_size": 2, "device": "cpu"}
+    settings = {"size": 5, "random": 3, "seeds": 2, "pilot": 2, "trainer_params": trainer}
+    with vs.open(synthesis_project, progress=False) as p:
+        p.import_file(target, "held-out")
+        estimate = p.estimate_study("pool", "held-out", **settings)
+        assert estimate.runs == 6 and estimate.plan == "3 subsets of 5 rows: 3 random"
+        report = p.study("pool", "held-out", metrics=["ngram"], force=True, **settings)
+        assert report.runs_done == report.runs_total == 6 and report.stopped == "done"
+        assert report.analysis is not None
+        assert [e["metric"] for e in report.analysis["improvement"]["evidence"]] == ["ngram"]
+        again = p.study("pool", "held-out", metrics=["ngram"], force=True, **settings)
+        assert again.run_id == report.run_id and again.resumed_from == 6  # nothing retrained
+        assert again.analysis == report.analysis

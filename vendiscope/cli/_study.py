@@ -130,7 +130,7 @@ def study(
     """
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.store.project import Project
-    from vendiscope.core.studies.job import estimate_study, run_study
+    from vendiscope.core.studies.job import StudyRefused, estimate_study, run_study
 
     params = plugin_params("trainer", trainer, param)
     if model is not None:
@@ -153,10 +153,13 @@ def study(
             for note in found.notes:
                 console.print(note)
             return
-        report = run_study(
-            opened, pool, target, chosen, progress=RichProgress(),
-            on_run=None if json else _print_run, on_note=None if json else _print_note,
-        )  # fmt: skip
+        try:
+            report = run_study(
+                opened, pool, target, chosen, progress=RichProgress(),
+                on_run=None if json else _print_run, on_note=None if json else _print_note,
+            )  # fmt: skip
+        except StudyRefused as exc:
+            fail(f"{exc}: run the same command with --force, or with more --seeds", "refused", 1)
     if json:
         emit(report.summary())
         return
@@ -205,8 +208,6 @@ def _print_run(entry: dict[str, Any]) -> None:
 
 
 def _print_report(summary: dict[str, Any]) -> None:
-    from rich.table import Table
-
     resumed = summary["resumed_from_run"]
     console.print(
         f"study [bold]{summary['name']}[/] (run {summary['run_id']}): {summary['runs_done']} of "
@@ -216,7 +217,16 @@ def _print_report(summary: dict[str, Any]) -> None:
     if not analysis:
         console.print("too few subsets have a finished run to read (3 are needed)")
         return
-    table = Table(title="Which score predicts the target loss improvement")
+    _print_analysis(analysis, "Which score predicts the target loss improvement")
+    ordinary = (summary.get("analysis_ordinary") or {}).get("improvement")
+    if ordinary:
+        _print_analysis(ordinary, "Without the duplicate-heavy controls")
+
+
+def _print_analysis(analysis: dict[str, Any], title: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=title)
     for column in ("metric", "Spearman", "95% interval", "p", "Kendall", "p "):
         table.add_column(column, justify="left" if column == "metric" else "right")
     for found in analysis["evidence"]:

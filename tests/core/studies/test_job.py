@@ -85,6 +85,9 @@ def test_a_study_trains_every_run_and_reads_which_metric_predicts(
             assert values[duplicated] < min(v for i, v in enumerate(values) if i != duplicated)
         analysis = result["analysis"]["improvement"]
         assert analysis["n_subsets"] == 5
+        # read again without the duplicate-heavy control, which lifts every metric
+        assert result["analysis_ordinary"]["improvement"]["n_subsets"] == 4
+        assert report.analysis_ordinary == result["analysis_ordinary"]
         assert {e["metric"] for e in analysis["evidence"]} == {"g-vendi", "ngram"}
         assert analysis["noise"]["n_seeds"] == 2
         table = outcome_table(result["runs"], names)
@@ -105,14 +108,16 @@ def test_a_study_trains_every_run_and_reads_which_metric_predicts(
 
 def test_the_same_study_gives_the_same_outcomes(location: Path, tiny_lm: Path) -> None:
     with Project.open(location) as project:
-        chosen = options(tiny_lm, random=2, duplicates=0, seeds=1)
+        chosen = options(tiny_lm, random=2, duplicates=0, seeds=1, metrics=("g-vendi", "vendi"))
         first = run_study(project, "pool", "held-out", replace_name(chosen, "a"))
         second = run_study(project, "pool", "held-out", replace_name(chosen, "b"))
-        losses = [
-            [r["loss"] for r in project.run(report.run_id).result["runs"]]
-            for report in (first, second)
-        ]
+        results = [project.run(report.run_id).result for report in (first, second)]
+    losses = [[r["loss"] for r in result["runs"]] for result in results]
     assert losses[0] == pytest.approx(losses[1], abs=1e-6)
+    # a metric plugin is computed on the gradient rows: the built-in Vendi plugin is G-Vendi
+    metrics = results[0]["metrics"]
+    assert metrics["vendi"]["values"] == pytest.approx(metrics["g-vendi"]["values"], rel=1e-6)
+    assert metrics["vendi"]["vector_set"] == metrics["g-vendi"]["vector_set"]
 
 
 def replace_name(chosen: StudyOptions, name: str) -> StudyOptions:
@@ -133,7 +138,7 @@ def test_a_pilot_that_cannot_beat_seed_noise_stops_the_study_until_forced(
         )
         with pytest.raises(StudyRefused, match=r"reliability .* below 0.5") as refused:
             run_study(project, "pool", "held-out", chosen)
-        assert "--force" in str(refused.value)
+        assert "force it to go on" in str(refused.value)
         run = study_runs(project)[-1]
         assert run.status == "failed" and run.result["stopped"] == "refused"
         assert len(run.result["runs"]) == 4 and run.result["pilot"]["separable"] is False

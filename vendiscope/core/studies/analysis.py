@@ -395,7 +395,11 @@ def _verdict(
             "train more seeds per subset before trusting any ranking."
         )
     p = study_power
-    if not p.power >= TARGET_POWER:
+    if math.isnan(p.power):
+        sentences.append(
+            f"With {n} subsets the study is too small to test a correlation: at least 4 are needed."
+        )
+    elif not p.power >= TARGET_POWER:
         if math.isfinite(p.minimum_detectable):
             limit = f"minimum detectable rho {p.minimum_detectable:.2f} with {n} subsets"
         else:

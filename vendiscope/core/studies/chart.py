@@ -188,14 +188,26 @@ def study_note(result: Mapping[str, Any], status: str | None = None) -> str:
         if base.get("accuracy") is not None:
             line += f", accuracy {base['accuracy']:.1%}"
         parts.append(line)
-    if result.get("model"):
-        parts.append(str(result["model"]))
+    trained = _trained(result)
+    if trained:
+        parts.append(trained)
     stopped = result.get("stopped")
     if stopped:
         parts.append(STOPPED.get(stopped, stopped))
     elif status and status != "complete":
         parts.append({"running": "still running"}.get(status, status))
     return "; ".join(parts)
+
+
+def _trained(result: Mapping[str, Any]) -> str:
+    """ "causal-lm: SmolLM2-135M-Instruct, lora": the trainer, its model's name, its method."""
+    details = result.get("trainer_details") or {}
+    model = str(details.get("model") or "").rstrip("/\\")
+    if not model:
+        return str(result.get("model") or "")
+    name = model.replace("\\", "/").rsplit("/", 1)[-1]
+    method = f", {details['method']}" if details.get("method") else ""
+    return f"{result.get('trainer') or 'trainer'}: {name}{method}"
 
 
 def _reading(result: Mapping[str, Any], metric: str, outcome: str) -> str:

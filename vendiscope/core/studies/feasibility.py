@@ -73,6 +73,7 @@ def read_pilot(outcomes: np.ndarray, planned_seeds: int) -> PilotReading:
             else None
         )
     separable = bool(reliability >= SEPARABLE_RELIABILITY)
+    per = f"{planned_seeds} seed{'s' if planned_seeds != 1 else ''} per subset"
     seen = (
         f"on {noise.n_subsets} pilot subsets, another seed moved an outcome by "
         f"{noise.within_sd:.3g} while the subsets' real differences were {math.sqrt(true):.3g}"
@@ -81,7 +82,7 @@ def read_pilot(outcomes: np.ndarray, planned_seeds: int) -> PilotReading:
         detail = f"{seen}: the pilot outcomes do not vary, so subsets cannot be ranked"
     elif separable:
         detail = (
-            f"{seen}: with {planned_seeds} seeds per subset the reliability of a subset's "
+            f"{seen}: with {per} the reliability of a subset's "
             f"mean is {reliability:.2f} (at least {SEPARABLE_RELIABILITY} is needed)"
         )
     else:
@@ -91,7 +92,7 @@ def read_pilot(outcomes: np.ndarray, planned_seeds: int) -> PilotReading:
             else "no number of seeds helps: the pilot subsets did not differ beyond seed noise"
         )
         detail = (
-            f"{seen}: with {planned_seeds} seeds per subset the reliability of a subset's "
+            f"{seen}: with {per} the reliability of a subset's "
             f"mean is only {reliability:.2f}, below {SEPARABLE_RELIABILITY}, so the study "
             f"would rank seed noise; {more}. Larger subsets, more training steps or more "
             "different subsets (sources, duplicates) widen the real differences"
@@ -129,9 +130,11 @@ def study_cost(
 
 
 def duration(seconds: float) -> str:
-    """``45 s``, ``12 min``, ``3 h 5 min``, ``2.1 days``."""
+    """``0.4 s``, ``45 s``, ``12 min``, ``3 h 5 min``, ``2.1 days``."""
     if not math.isfinite(seconds):
         return "unknown"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     minutes = seconds / 60

@@ -95,6 +95,7 @@ class StudyReport:
     cost: dict[str, Any]
     pilot: dict[str, Any] | None
     analysis: dict[str, Any] | None
+    analysis_ordinary: dict[str, Any] | None
     notes: list[str]
     stopped: str
     resumed_from: int
@@ -113,6 +114,7 @@ class StudyReport:
             "cost": self.cost,
             "pilot": self.pilot,
             "analysis": self.analysis,
+            "analysis_ordinary": self.analysis_ordinary,
             "notes": list(self.notes),
             "stopped": self.stopped,
             "resumed_from_run": self.resumed_from,
@@ -333,6 +335,7 @@ def run_study(
         result["cost"],
         result.get("pilot"),
         result.get("analysis"),
+        result.get("analysis_ordinary"),
         list(result.get("notes", [])),
         stopped,
         resumed_from,
@@ -466,15 +469,28 @@ class _Study:
         }
 
     def _analyse(self) -> None:
-        """The analysis of every run so far, per outcome; none before 3 subsets have one."""
+        """The analysis of every run so far, per outcome; none before 3 subsets have one.
+
+        With duplicate-heavy controls in the plan, ``analysis_ordinary`` reads the other
+        subsets alone: the controls are low by construction and lift every metric's
+        correlation, so this is the reading that matters inside ordinary data.
+        """
+        everything = list(range(len(self.plan)))
+        self.result["analysis"] = self._analysis_of(everything)
+        ordinary = [i for i, s in enumerate(self.plan) if s.kind != "duplicates"]
+        controls = len(ordinary) < len(self.plan)
+        self.result["analysis_ordinary"] = self._analysis_of(ordinary) if controls else None
+
+    def _analysis_of(self, chosen: list[int]) -> dict[str, Any] | None:
         found: dict[str, Any] = {}
-        names = [s.name for s in self.plan]
-        values = {m: np.asarray(e["values"]) for m, e in self.result["metrics"].items()}
+        names = [self.plan[i].name for i in chosen]
+        metrics = self.result["metrics"].items()
+        values = {m: np.asarray(e["values"])[chosen] for m, e in metrics}
         for outcome in ("improvement", "accuracy_gain"):
             table = outcome_table(self.result["runs"], names, outcome)
             if np.isfinite(table).any(axis=1).sum() >= 3:
                 found[outcome] = analyse(values, table, seed=self.options.seed).to_json()
-        self.result["analysis"] = found or None
+        return found or None
 
     def _check_pilot(self, pilot: list[int]) -> None:
         """Refuse to go on when the pilot says the planned seeds cannot beat seed noise."""
@@ -488,8 +504,8 @@ class _Study:
         self.note(f"pilot: {reading.detail}" + (" (going on anyway: forced)" if anyway else ""))
         if not reading.separable and not forced:
             raise StudyRefused(
-                f"the study stops after its pilot: {reading.detail}. Change the plan, or run "
-                "it anyway with --force (the pilot's runs are kept)"
+                f"the study stops after its pilot: {reading.detail}. Change the plan, or force "
+                "it to go on (the pilot's runs are kept)"
             )
 
 
@@ -532,7 +548,8 @@ def _check_kept(result: dict[str, Any], plan: Sequence[PlannedSubset]) -> None:
 def _resumable_run(
     project: Project, pool: str, target: str, options: StudyOptions
 ) -> RunInfo | None:
-    """The study this one continues: the named one, or the newest unfinished one like it."""
+    """The study this one continues: the named one, or the newest one like it (the same
+    target and settings, but for more seeds or random subsets)."""
     from vendiscope.core.base.jobs import process_state
 
     pool_id = project.dataset(pool).id
@@ -544,15 +561,10 @@ def _resumable_run(
             check_name(options.name, "study")
             return None
         candidates = named[-1:]
-    else:
-        candidates = [r for r in reversed(runs) if r.status != "complete"][:1]
+    else:  # the newest study like this one: finished, the same command shows it again
+        candidates = list(reversed(runs))
     wanted = comparable(options.to_json())
     for run in candidates:
-        if run.status == "running" and process_state(run.owner).alive is not False:
-            raise ProjectError(
-                f"study '{run.params.get('name')}' is running (run {run.id}, pid "
-                f"{(run.owner or {}).get('pid')}); wait for it or stop it first"
-            )
         same = comparable(run.params.get("options", {})) == wanted
         if run.params.get("target") != target or not same:
             if options.name is not None:
@@ -562,6 +574,11 @@ def _resumable_run(
                     "or choose another --name"
                 )
             continue
+        if run.status == "running" and process_state(run.owner).alive is not False:
+            raise ProjectError(
+                f"study '{run.params.get('name')}' is running (run {run.id}, pid "
+                f"{(run.owner or {}).get('pid')}); wait for it or stop it first"
+            )
         return run
     return None
 
