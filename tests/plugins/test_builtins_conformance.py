@@ -121,8 +121,26 @@ def _synthesis_run(project: Any, pool: str) -> None:
     finish_run(project, run_id, status="complete", result=result, seconds=1.0)
 
 
+def _study_run(project: Any, pool: str, target: str, model: Path) -> None:
+    """A real study of ``pool`` against ``target``: the tiny LM trained on 4 small subsets."""
+    import torch
+
+    from vendiscope.core.studies.job import run_study
+    from vendiscope.core.studies.options import StudyOptions
+
+    trainer = {"model": str(model), "steps": 2, "batch_size": 2, "device": "cpu"}
+    options = StudyOptions(size=6, random=3, duplicates=1, seeds=1, pilot=2, force=True,
+                           target_rows=4, trainer_params=trainer)  # fmt: skip
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny matrices: threads only wait
+    try:
+        run_study(project, pool, target, options)
+    finally:
+        torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def audited(tmp_path_factory: pytest.TempPathFactory, tiny_lm: Path) -> Iterator[dict[str, Any]]:
     """A project where everything the built-in views read is computed, the way users do it."""
     from vendiscope.cli._app import app
     from vendiscope.core.maps.jobs import map_dataset
@@ -153,6 +171,7 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     run("near-dups", location, "demo", "--vectors", "embedding/random", "--threshold", "0.5")
     with Project.open(location) as project:
         _synthesis_run(project, "demo")
+        _study_run(project, "demo", "target", tiny_lm)
     with Project.open(location) as project:
         yield {"project": project, "dataset": "demo", "target": "target"}
 

@@ -1,7 +1,8 @@
 """The built-in plugins are examples a third-party author can follow: they import the public
 API (``vendiscope.api``), each other, and pure algorithm modules of the core — never the store,
 a job, the view data behind the API, SQLAlchemy, the GUI or the CLI. Views import the API only
-(and the synthesis curve, the pure chart function they share with the report and the app).
+(and the synthesis curve and the study scatter, pure chart functions they share with the
+report and the app).
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ PURE_CORE = {
     "vendiscope.core.selection.kcenter",
     "vendiscope.core.selection.prismatic",
     "vendiscope.core.selection.random_choice",
+    "vendiscope.core.studies.chart",
     "vendiscope.core.synthesis.curve",
     "vendiscope.core.weights.bundled",
     "vendiscope.core.weights.loading",
 }
 VIEW_CORE = {
-    # the one chart a view shares with the report and the app: a pure function of a result
+    # the charts a view shares with the report and the app: pure functions of a result
+    "vendiscope.core.studies.chart",
     "vendiscope.core.synthesis.curve",
 }
 NEVER = ("sqlalchemy", "alembic", "vendiscope.core.store", "vendiscope.core.views",
@@ -91,7 +94,7 @@ def test_builtin_plugins_import_only_the_api_and_pure_core_modules() -> None:
 def test_builtin_views_import_only_the_api() -> None:
     assert problems(PLUGINS / "views", VIEW_CORE) == []
     views = {p.stem for p in (PLUGINS / "views").glob("*.py")} - {"__init__", "_common"}
-    assert len(views) == 8, views
+    assert len(views) == 9, views
 
 
 def test_the_check_catches_what_it_forbids(tmp_path: Path) -> None:

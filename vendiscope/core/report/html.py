@@ -157,7 +157,8 @@ def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> s
     parts += _selection_html(numbers, images)
     if numbers.get("synthesis") or any(m["section"] == "synthesis" for m in numbers["missing"]):
         parts += _synthesis_html(numbers, images)
-    parts += _studies_html(numbers, images)
+    if numbers.get("studies") or any(m["section"] == "studies" for m in numbers["missing"]):
+        parts += _studies_html(numbers, images)
     parts.append("<h2>Provenance</h2>")
     runs = ", ".join(str(r) for r in numbers["runs"]) or "none"
     computed = ", ".join(numbers.get("computed") or []) or "nothing"
@@ -482,8 +483,10 @@ def _studies_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) ->
         out.append(f"<p>{_e(study['note'])}.{plan}</p>")
         out.append(f"<p><strong>{_e(study['verdict'])}</strong></p>")
         if study.get("pilot") and study["pilot"].get("detail"):
-            forced = " (forced: the study went on anyway)" if study["pilot"].get("forced") else ""
-            out.append(f"<p>Pilot: {_e(study['pilot']['detail'])}{_e(forced)}.</p>")
+            pilot = study["pilot"]
+            anyway = pilot.get("forced") and not pilot.get("separable")
+            forced = " (the study went on anyway: forced)" if anyway else ""
+            out.append(f"<p>Pilot: {_e(pilot['detail'])}{_e(forced)}.</p>")
         if study["evidence"]:
             out.append(_evidence_table(study["evidence"]))
         accuracy = study.get("accuracy")

@@ -260,7 +260,8 @@ def _synthesis(project: Project, dataset: str, missing: list[dict[str, Any]]) ->
 def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> list[Any]:
     """The latest studies of the dataset (as their pool or target), each with its note,
     verdict, evidence per metric, pilot, per-subset table and a scatter per metric; none is
-    a missing piece naming ``vendiscope study``."""
+    not a missing piece (a study is hours of training, not a step every audit needs: the
+    section is left out)."""
     from vendiscope.core.studies.chart import (
         evidence_rows,
         metric_label,
@@ -272,11 +273,7 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
 
     try:
         runs = viewdata.study_runs(project, dataset)
-    except viewdata.NotComputed as exc:
-        missing.append(
-            {"section": "studies", "what": exc.what, "command": exc.command,
-             "message": "no studies yet"}
-        )  # fmt: skip
+    except viewdata.NotComputed:
         return []
     out = []
     for run in runs[-LISTED_STUDIES:]:

@@ -179,9 +179,10 @@ def is_background(name: str) -> bool:
 
 
 def _wrap(title: str, width: int, dpi: int = DPI) -> str:
-    """The title in lines that fit ``width`` pixels: a title character is about 9.5 px wide
-    at 100 dpi, and wider in proportion at a higher dpi."""
-    columns = max(30, int(width / (9.5 * dpi / 100)))
+    """The title in lines that fit ``width`` pixels: the axes (where a title starts) take
+    about 85% of the figure, and a bold title character is about 10.5 px wide at 100 dpi,
+    wider in proportion at a higher dpi."""
+    columns = max(30, int(width * 0.85 / (10.5 * dpi / 100)))
     return "\n".join(textwrap.wrap(plain(title), columns)[:3]) or " "
 
 

@@ -234,9 +234,7 @@ def study_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
         if isinstance(run.result, dict) and run.result.get("runs")
     ]  # fmt: skip
     if not out:
-        raise NotComputed(
-            "study runs", command(project, "study", dataset, "--target", "TARGET")
-        )
+        raise NotComputed("study runs", command(project, "study", dataset, "--target", "TARGET"))
     return out
 
 
