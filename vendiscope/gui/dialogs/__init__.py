@@ -1,1 +1,1 @@
-"""Dialogs: import, export, pipeline options, errors."""
+"""Dialogs: import, export, pipeline options, errors, and the frame of a job's settings."""

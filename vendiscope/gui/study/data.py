@@ -14,29 +14,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.studies.chart import (
-    evidence_rows,
-    study_chart,
-    study_note,
-    subset_rows,
-    verdict,
-)
+from vendiscope.gui.jobs.run_texts import STATUS_TEXT, stored_message
 from vendiscope.gui.jobs.tasks import opened
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.registry import PluginRegistry
     from vendiscope.core.store.models import RunInfo
     from vendiscope.core.store.project import Project
 
 LARGEST_DEFAULT_SIZE = 500
 """The default subset size: a quarter of the pool, at most this many rows."""
-STATUS_TEXT = {
-    "running": "Running",
-    "complete": "Finished",
-    "cancelled": "Cancelled",
-    "failed": "Failed",
-    "interrupted": "Interrupted",
-}
+OUTCOME_SHORT = {"improvement": "Loss improvement", "accuracy_gain": "Accuracy gain"}
+"""The outcome's column in the subsets table (the mean over the subset's seeds)."""
 OUTCOME_TEXT = {
     "improvement": "Target loss improvement",
     "accuracy_gain": "Target accuracy gain",
@@ -44,24 +32,6 @@ OUTCOME_TEXT = {
 
 
 # ----------------------------------------------------------------------------- the dialog
-@dataclass(frozen=True)
-class PluginChoice:
-    name: str
-    title: str
-    description: str
-
-
-def plugin_choices(registry: PluginRegistry, kind: str) -> list[PluginChoice]:
-    """The plugins of ``kind`` (``trainer``, ``selector``) the registry offers."""
-    from vendiscope.core.base.errors import VendiscopeError
-
-    try:
-        found = registry.contributions(kind)
-    except VendiscopeError:
-        return []
-    return [PluginChoice(c.name, c.title or c.name, c.description or "") for c in found]
-
-
 def default_size(rows: int) -> int:
     """Rows per subset by default: a quarter of the pool, at most 500 (at least 1)."""
     return max(1, min(LARGEST_DEFAULT_SIZE, rows // 4))
@@ -117,7 +87,7 @@ def estimate_job(
 def estimate_text(summary: Mapping[str, Any]) -> str:
     """The estimate as the dialog shows it: the plan, the cost here, and any notes."""
     cost = (summary.get("cost") or {}).get("text") or ""
-    lines = [str(summary.get("plan") or "")]
+    lines = [_sentence(str(summary.get("plan") or ""))]
     if cost:
         lines.append(f"It would take {cost}.")
     target = summary.get("target_rows")
@@ -129,7 +99,7 @@ def estimate_text(summary: Mapping[str, Any]) -> str:
             if checkable
             else f"{scored} (none has an answer to check: the loss only)."
         )
-    lines.extend(_sentence(note) for note in summary.get("notes") or [])
+    lines.extend(app_note(note) for note in summary.get("notes") or [])
     return "\n".join(line for line in lines if line)
 
 
@@ -190,9 +160,11 @@ def run_label(run: RunInfo) -> str:
 
 def refused(run: RunInfo | None) -> bool:
     """Whether the study stopped after its pilot because seed noise swamps it."""
-    return run is not None and run.status != "complete" and (run.result or {}).get(
-        "stopped"
-    ) == "refused"
+    return (
+        run is not None
+        and run.status != "complete"
+        and (run.result or {}).get("stopped") == "refused"
+    )
 
 
 def refusal_text(run: RunInfo) -> str:
@@ -202,12 +174,9 @@ def refusal_text(run: RunInfo) -> str:
     if not detail:
         detail = short_error(run.error or "").removeprefix("the study stops after its pilot: ")
         detail = detail.split(". Change the plan")[0]
-    seeds = pilot.get("seeds_needed")
-    more = f" (about {int(seeds)} seeds per subset would do)" if seeds else ""
     return (
-        f"The study stopped after its pilot: {detail.rstrip('.')}. The subsets' differences "
-        f"would be lost in seed noise. Change the plan — more seeds{more}, or subsets that "
-        "differ more — or Run anyway: the pilot's runs are kept."
+        f"The study stopped after its pilot: {detail.rstrip('.')}. Run anyway goes on (the "
+        "pilot's runs are kept), or start a study with another plan."
     )
 
 
@@ -217,7 +186,8 @@ def last_run_text(result: Mapping[str, Any] | None) -> str:
     if not runs:
         return ""
     last = runs[-1]
-    return f"run {int(last.get('run', len(runs)))} ({last.get('subset')}, seed {int(last['seed']) + 1})"
+    number, seed = int(last.get("run", len(runs))), int(last.get("seed", 0)) + 1
+    return f"run {number} ({last.get('subset')}, seed {seed})"
 
 
 def status_text(run: RunInfo | None, current: str = "") -> str:
@@ -245,20 +215,37 @@ def status_text(run: RunInfo | None, current: str = "") -> str:
 
 def short_error(error: str) -> str:
     """A stored error (``StudyRefused('...')``) as its message."""
-    head, paren, rest = error.partition("(")
-    if paren and head.isidentifier() and rest.endswith(")"):
-        error = rest[:-1].strip("'\"")
-    return error.strip()[:400]
+    return stored_message(error).strip()[:400]
 
 
 def note_text(result: Mapping[str, Any] | None, status: str | None = None) -> str:
     """The header line: runs done, the untrained loss, the model, how it stopped."""
+    from vendiscope.core.studies.chart import study_note
+
     return study_note(result or {}, status) if result else ""
 
 
+MENU_FOR_COMMAND = {
+    "`vendiscope embed`": "Jobs > Compute embeddings…",
+    "`vendiscope gradients`": "Jobs > Compute gradient features…",
+}
+"""The app's menu item for a command a core note names."""
+
+
 def notes_text(result: Mapping[str, Any] | None) -> str:
-    """The study's notes (skipped metrics, rows shared with the target), as sentences."""
-    return " ".join(_sentence(n) for n in (result or {}).get("notes") or [] if str(n).strip())
+    """The study's notes (skipped metrics, rows shared with the target), as sentences that
+    name the app's menus rather than commands."""
+    notes = [app_note(note) for note in (result or {}).get("notes") or []]
+    return " ".join(n for n in notes if n)
+
+
+def app_note(note: str) -> str:
+    """A core note as a sentence that names the app's menu for a command it names."""
+    text = str(note)
+    for command, menu in MENU_FOR_COMMAND.items():
+        text = text.replace(f"run {command} first", f"compute them first ({menu})")
+        text = text.replace(command, menu)
+    return _sentence(text)
 
 
 # ----------------------------------------------------------------------------- the chart
@@ -280,6 +267,8 @@ def chart(
     result: Mapping[str, Any] | None, metric: str | None, outcome: str = "improvement"
 ) -> dict[str, Any] | None:
     """The scatter of ``metric`` against the outcome (None before any run has finished)."""
+    from vendiscope.core.studies.chart import study_chart
+
     if not result or metric is None:
         return None
     try:
@@ -290,6 +279,8 @@ def chart(
 
 def verdict_text(result: Mapping[str, Any] | None, outcome: str = "improvement") -> str:
     """The analysis's reading in words, or why there is none yet."""
+    from vendiscope.core.studies.chart import verdict
+
     if not result or not result.get("plan"):
         return ""
     return verdict(result, outcome)
@@ -299,10 +290,13 @@ def verdict_text(result: Mapping[str, Any] | None, outcome: str = "improvement")
 def subset_table(
     result: Mapping[str, Any] | None, outcome: str = "improvement"
 ) -> tuple[list[str], list[list[str]]]:
-    """The subsets table: its column titles and one row of texts per subset."""
+    """The subsets table: its column titles and one row of texts per subset (the outcome
+    first, then the runs, the rows and each metric)."""
+    from vendiscope.core.studies.chart import subset_rows
+
     metrics = metric_choices(result)
-    columns = ["Subset", "Kind", "Rows", *(label for _, label in metrics), "Runs",
-               OUTCOME_TEXT.get(outcome, outcome), "± over seeds"]  # fmt: skip
+    columns = ["Subset", "Kind", OUTCOME_SHORT.get(outcome, outcome), "± over seeds", "Runs",
+               "Rows", *(label for _, label in metrics)]  # fmt: skip
     if not result or not result.get("plan"):
         return columns, []
     try:
@@ -318,17 +312,19 @@ def subset_table(
             [
                 str(row["subset"]),
                 str(row["kind"]),
-                size,
-                *(number(row.get(metric)) for metric, _ in metrics),
-                f"{row['runs']:,}",
                 number(row["outcome"]),
                 number(row["seed_sd"]),
+                f"{row['runs']:,}",
+                size,
+                *(number(row.get(metric)) for metric, _ in metrics),
             ]
         )
     return columns, rows
 
 
-EVIDENCE_COLUMNS = ("Metric", "Subsets", "Spearman", "95% interval", "p", "Kendall", "p ")
+EVIDENCE_COLUMNS = ("Score", "Spearman [95% CI]", "p", "Kendall", "p ")
+"""The evidence table's columns: each rank correlation with its p-value (over the subsets
+with a finished run: :func:`evidence_subsets`)."""
 
 
 def evidence_table(
@@ -336,6 +332,8 @@ def evidence_table(
 ) -> list[list[str]]:
     """The evidence table's rows: per metric, strongest first (columns
     :data:`EVIDENCE_COLUMNS`)."""
+    from vendiscope.core.studies.chart import evidence_rows
+
     if not result:
         return []
     try:
@@ -344,14 +342,12 @@ def evidence_table(
         return []
     rows = []
     for row in found:
-        low, high = (list(row.get("spearman_ci") or []) + [None, None])[:2]
-        interval = "" if low is None or high is None else f"{low:.2f} to {high:.2f}"
+        low, high = [*(row.get("spearman_ci") or []), None, None][:2]
+        interval = "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
         rows.append(
             [
                 str(row["label"]),
-                f"{int(row['n']):,}",
-                number(row["spearman"], 2),
-                interval,
+                number(row["spearman"], 2) + interval,
                 p_value(row["spearman_p"]),
                 number(row["kendall"], 2),
                 p_value(row["kendall_p"]),
@@ -360,7 +356,18 @@ def evidence_table(
     return rows
 
 
-def number(value: Any, digits: int = 4) -> str:
+def evidence_subsets(result: Mapping[str, Any] | None, outcome: str = "improvement") -> int:
+    """How many subsets the evidence is read over (those with a finished run)."""
+    from vendiscope.core.studies.chart import evidence_rows
+
+    try:
+        found = evidence_rows(result or {}, outcome)
+    except (ValueError, KeyError):
+        return 0
+    return max((int(row["n"]) for row in found), default=0)
+
+
+def number(value: Any, digits: int = 3) -> str:
     """A value as a table shows it (``""`` when missing or not a number)."""
     if value is None or isinstance(value, bool):
         return ""

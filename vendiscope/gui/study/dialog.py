@@ -16,28 +16,24 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFormLayout,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
-    QScrollArea,
-    QSpinBox,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from vendiscope.core.studies.options import DEFAULT_TRAINER, StudyOptions
 from vendiscope.gui.dialogs.error_dialog import describe_error
+from vendiscope.gui.dialogs.job_dialog import JobDialog, spin_box
 from vendiscope.gui.jobs.background import Loader
+from vendiscope.gui.jobs.plugin_choices import plugin_choices
 from vendiscope.gui.study import data
 from vendiscope.gui.widgets.param_form import ParamForm, plain_help
-from vendiscope.gui.widgets.style import error_palette
+from vendiscope.gui.widgets.plugin_forms import PluginForms
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
 
@@ -45,7 +41,7 @@ DEFAULTS = {"random": 20, "duplicates": 4, "sources": 0, "seeds": 3}
 NO_TARGET = "(choose the held-out dataset)"
 
 
-class StudyDialog(QDialog):
+class StudyDialog(JobDialog):
     """Settings of a study of the pool ``dataset``; OK (Start) returns :meth:`options`."""
 
     def __init__(
@@ -56,13 +52,7 @@ class StudyDialog(QDialog):
         registry: Any = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        from vendiscope.core.plugins.registry import default_registry
-
-        self.document = document
-        self.dataset = dataset
-        self.location = document.location
-        self.registry = registry or default_registry()
+        super().__init__(document, dataset, registry=registry, parent=parent)
         self.setWindowTitle(f"Study of {dataset}")
         self.estimate_job: Any = None
         self.estimate_shown = False  # an estimate (or why there is none) is shown
@@ -70,43 +60,21 @@ class StudyDialog(QDialog):
         info = document.dataset(dataset) if document.is_open else None
         self.rows = info.row_count if info is not None else 0
 
-        intro = plain_label(
-            f"A study trains a small model on many subsets of “{dataset}” and scores each "
-            "model on a held-out dataset, to see which diversity score predicts how much a "
-            "subset helps. The datasets are not changed: the results stay with the study, "
-            "and starting the same study again goes on where it stopped."
-        )
-        intro.setObjectName("hint")
-        intro.setWordWrap(True)
-
         columns = QHBoxLayout()
         left = QVBoxLayout()
         left.addWidget(self._plan_box())
         left.addWidget(self._selectors_box())
+        left.addWidget(self._cost_box())
         left.addStretch(1)
         columns.addLayout(left, 1)
-        right = QVBoxLayout()
-        right.addWidget(self._trainer_box(), 1)
-        right.addWidget(self._cost_box())
-        columns.addLayout(right, 1)
-
-        self.problem = plain_label()
-        self.problem.setObjectName("paramProblem")
-        self.problem.setWordWrap(True)
-        error_palette(self.problem)
-        self.problem.hide()
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        columns.addWidget(self._trainer_box(), 1)
+        self._lay_out(
+            f"A study trains a small model on many subsets of “{dataset}” and scores each "
+            "model on a held-out dataset, to see which diversity score predicts how much a "
+            "subset helps. The datasets are not changed: the results stay with the study, "
+            "and starting the same study again goes on where it stopped.",
+            columns,
         )
-        self.start_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.start_button.setText("Start")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addLayout(columns, 1)
-        layout.addWidget(self.problem)
-        layout.addWidget(self.buttons)
 
         self.facts_loader = Loader(self)
         self.facts_loader.loaded.connect(self._facts_loaded)
@@ -134,25 +102,25 @@ class StudyDialog(QDialog):
             "about. Pool rows that are also in it never enter a subset."
         )
         size = data.default_size(self.rows)
-        self.size = _spin(1, max(1, self.rows), size)
-        self.size.setToolTip("Rows in every subset a model is trained on")
-        self.random = _spin(0, 10_000, DEFAULTS["random"])
+        self.subset_size = spin_box(1, max(1, self.rows), size)
+        self.subset_size.setToolTip("Rows in every subset a model is trained on")
+        self.random = spin_box(0, 10_000, DEFAULTS["random"])
         self.random.setToolTip("Subsets drawn at random from the pool: the study's backbone")
-        self.duplicates = _spin(0, 1_000, DEFAULTS["duplicates"])
+        self.duplicates = spin_box(0, 1_000, DEFAULTS["duplicates"])
         self.duplicates.setToolTip(
             "Controls made of few distinct rows, repeated: less diverse by construction, so "
             "a good diversity score ranks them low"
         )
-        self.sources = _spin(0, 1_000, DEFAULTS["sources"])
+        self.sources = spin_box(0, 1_000, DEFAULTS["sources"])
         self.sources.setToolTip(
             "Subsets drawn from only some of the pool's sources (needs at least two sources)"
         )
-        self.seeds = _spin(1, 100, DEFAULTS["seeds"])
+        self.seeds = spin_box(1, 100, DEFAULTS["seeds"])
         self.seeds.setToolTip(
             "Models trained per subset, each with its own seed: more seeds tell real "
             "differences from chance"
         )
-        self.target_rows = _spin(0, 10_000_000, 0)
+        self.target_rows = spin_box(0, 10_000_000, 0)
         self.target_rows.setSpecialValueText("all")
         self.target_rows.setToolTip("Score on the first this many rows of the target (faster)")
         self.name = QLineEdit()
@@ -169,7 +137,7 @@ class StudyDialog(QDialog):
         )
         form = QFormLayout(box)
         form.addRow("Score on:", self.target_choice)
-        form.addRow("Rows per subset:", self.size)
+        form.addRow("Rows per subset:", self.subset_size)
         form.addRow("Random subsets:", self.random)
         form.addRow("Duplicate-heavy controls:", self.duplicates)
         form.addRow("Source-restricted subsets:", self.sources)
@@ -178,7 +146,7 @@ class StudyDialog(QDialog):
         form.addRow("Name:", self.name)
         form.addRow(self.force)
         self.target_choice.currentIndexChanged.connect(self._changed)
-        for spin in (self.size, self.random, self.duplicates, self.sources, self.seeds,
+        for spin in (self.subset_size, self.random, self.duplicates, self.sources, self.seeds,
                      self.target_rows):  # fmt: skip
             spin.valueChanged.connect(self._changed)
         self.name.textChanged.connect(self._changed)
@@ -196,7 +164,7 @@ class StudyDialog(QDialog):
         self.selectors_hint.setObjectName("hint")
         self.selectors_hint.setWordWrap(True)
         grid.addWidget(self.selectors_hint, 0, 0, 1, 2)
-        for number, choice in enumerate(data.plugin_choices(self.registry, "selector")):
+        for number, choice in enumerate(plugin_choices(self.registry, "selector")):
             check = QCheckBox(choice.title)
             check.setObjectName(f"selector-{choice.name}")
             check.setToolTip(plain_tip(plain_help(choice.description)))
@@ -208,30 +176,11 @@ class StudyDialog(QDialog):
 
     def _trainer_box(self) -> QGroupBox:
         box = QGroupBox("Trainer")
-        self.trainer = QComboBox()
-        self.trainer.setObjectName("trainerChoice")
-        for choice in data.plugin_choices(self.registry, "trainer"):
-            self.trainer.addItem(choice.title, choice.name)
-            self.trainer.setItemData(
-                self.trainer.count() - 1,
-                plain_tip(plain_help(choice.description)),
-                Qt.ItemDataRole.ToolTipRole,
-            )
-        self.trainer.setCurrentIndex(max(self.trainer.findData(DEFAULT_TRAINER), 0))
+        self.trainers = PluginForms(self.registry, "trainer", DEFAULT_TRAINER, self)
+        self.trainer = self.trainers.choice
         self.trainer.currentIndexChanged.connect(self._trainer_changed)
-        self.trainer_help = plain_label()
-        self.trainer_help.setObjectName("hint")
-        self.trainer_help.setWordWrap(True)
-        self.forms: dict[str, ParamForm] = {}
-        self.form_pages = QStackedWidget()
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(self.form_pages)
-        layout = QVBoxLayout(box)
-        layout.addWidget(self.trainer)
-        layout.addWidget(self.trainer_help)
-        layout.addWidget(scroll, 1)
+        self.trainers.changed.connect(self._changed)
+        self.trainers.add_to(QVBoxLayout(box))
         return box
 
     def _cost_box(self) -> QGroupBox:
@@ -249,9 +198,7 @@ class StudyDialog(QDialog):
         )
         self.estimate_result.setObjectName("estimateResult")
         self.estimate_result.setWordWrap(True)
-        self.estimate_result.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse
-        )
+        self.estimate_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QHBoxLayout(box)
         layout.addWidget(self.estimate_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.estimate_result, 1)
@@ -261,7 +208,7 @@ class StudyDialog(QDialog):
     def _facts_loaded(self, facts: data.PoolFacts) -> None:
         self.facts = facts
         self.rows = facts.rows
-        self.size.setMaximum(max(1, facts.rows))
+        self.subset_size.setMaximum(max(1, facts.rows))
         self.sources.setEnabled(facts.sources >= 2)
         if facts.sources < 2:
             self.sources.setValue(0)
@@ -282,51 +229,18 @@ class StudyDialog(QDialog):
 
     # ------------------------------------------------------------------ trainer
     def current_trainer(self) -> str | None:
-        return self.trainer.currentData()
+        return self.trainers.current()
 
     def current_form(self) -> ParamForm | None:
-        name = self.current_trainer()
-        return self.forms.get(name) if name else None
+        return self.trainers.current_form()
 
     def _trainer_changed(self) -> None:
-        name = self.current_trainer()
-        tip = self.trainer.itemData(self.trainer.currentIndex(), Qt.ItemDataRole.ToolTipRole)
-        self.trainer_help.setText(
-            plain_help(tip or "") if name
-            else "No trainer is installed: see Plugins > Installed plugins."
-        )  # fmt: skip
-        self.trainer_help.setVisible(bool(self.trainer_help.text()))
-        if name is not None and name not in self.forms:
-            try:
-                specs = self.registry.describe("trainer", name)
-            except Exception as error:
-                failed = plain_label(f"This trainer cannot be used: {describe_error(error)}")
-                failed.setWordWrap(True)
-                error_palette(failed)
-                self.form_pages.addWidget(failed)
-                self.form_pages.setCurrentWidget(failed)
-                self._changed()
-                return
-            form = ParamForm(specs, show_help=True)
-            form.setObjectName(f"trainerForm-{name}")
-            form.changed.connect(self._changed)
-            holder = QWidget()
-            holder_layout = QVBoxLayout(holder)
-            holder_layout.setContentsMargins(0, 4, 6, 0)
-            holder_layout.addWidget(form)
-            holder_layout.addStretch(1)
-            self.forms[name] = form
-            self.form_pages.addWidget(holder)
-        form = self.current_form()
-        if form is not None:
-            self.form_pages.setCurrentWidget(form.parentWidget())
+        self.trainers.show_current()
         self._changed()
 
     # ------------------------------------------------------------------ estimate
     def estimate(self) -> None:
         """Make the plan and time the trainer, in a child process; show the plan and cost."""
-        from vendiscope.gui.jobs.manager import start_now
-
         if self.estimate_job is not None or self.location is None:
             return
         problem = self.problem_text()
@@ -339,17 +253,16 @@ class StudyDialog(QDialog):
             "Estimating: making the plan and timing the trainer on a few examples…"
         )
         self.estimate_result.setPalette(self.palette())
-        self.estimate_button.setEnabled(False)
-        self.estimate_job = start_now(
+        self.estimate_job = self._start_check(
+            self.estimate_button,
+            self._estimated,
             f"Estimating a study of {self.dataset}",
             data.estimate_job,
             self.location,
             self.dataset,
             target,
             self.options(),
-            in_process=True,
         )
-        self.estimate_job.finished.connect(self._estimated)
 
     def _estimated(self, job: Any) -> None:
         from vendiscope.gui.jobs.manager import JobState
@@ -365,19 +278,13 @@ class StudyDialog(QDialog):
 
     def _show_estimate(self, ok: bool, text: str) -> None:
         self.estimate_shown = True
-        self.estimate_result.setText(text if ok else f"Cannot estimate: {text}")
-        self.estimate_result.setToolTip(plain_tip(text))
-        if ok:
-            self.estimate_result.setPalette(self.palette())
-        else:
-            error_palette(self.estimate_result)
+        shown = text if ok else f"Cannot estimate: {text}"
+        self._show_outcome(self.estimate_result, ok, shown, text)
 
     def _stop_estimate(self) -> None:
         if self.estimate_job is not None:
             job, self.estimate_job = self.estimate_job, None
-            job.finished.disconnect(self._estimated)
-            job.cancel()
-            self.estimate_button.setEnabled(True)
+            self._cancel_check(job, self._estimated, self.estimate_button)
 
     # ------------------------------------------------------------------ values
     def _changed(self) -> None:
@@ -411,7 +318,7 @@ class StudyDialog(QDialog):
         problem = form.problem()
         if problem is not None:
             return problem
-        if self.size.value() > self.rows:
+        if self.subset_size.value() > self.rows:
             return f"Rows per subset: the pool has only {self.rows:,} rows."
         try:
             self.options()
@@ -420,17 +327,14 @@ class StudyDialog(QDialog):
         return None
 
     def validate(self) -> None:
-        problem = self.problem_text()
-        self.problem.setText(problem or "")
-        self.problem.setVisible(problem is not None)
-        self.start_button.setEnabled(problem is None and self.location is not None)
+        self._show_problem(self.problem_text())
         self.estimate_button.setEnabled(self.estimate_job is None and self.location is not None)
 
     def options(self) -> dict[str, Any]:
         """The study's options as :class:`StudyOptions` keywords (checked by it)."""
         form = self.current_form()
         options: dict[str, Any] = {
-            "size": self.size.value(),
+            "size": self.subset_size.value(),
             "random": self.random.value(),
             "selectors": [name for name, check in self.selectors.items() if check.isChecked()],
             "sources": self.sources.value() if self.sources.isEnabled() else 0,
@@ -444,11 +348,3 @@ class StudyDialog(QDialog):
         }
         StudyOptions(**options)  # raises ValueError naming a bad value
         return options
-
-
-def _spin(low: int, high: int, value: int) -> QSpinBox:
-    spin = QSpinBox()
-    spin.setRange(low, high)
-    spin.setValue(value)
-    spin.setGroupSeparatorShown(True)
-    return spin

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.gui.jobs.run_texts import STATUS_TEXT, stored_message
 from vendiscope.gui.jobs.tasks import opened
 
 if TYPE_CHECKING:
@@ -41,13 +42,6 @@ SEED_TIPS = {
     "cluster, so it writes more of that kind",
     "uniform": "Each prompt shows records drawn from the whole dataset",
 }
-STATUS_TEXT = {
-    "running": "Running",
-    "complete": "Finished",
-    "cancelled": "Cancelled",
-    "failed": "Failed",
-    "interrupted": "Interrupted",
-}
 STOPPED_TEXT = {
     "budget": "the budget of accepted examples was reached",
     "rounds": "the number of rounds was reached",
@@ -58,24 +52,6 @@ REASONS_SHOWN = 3
 
 
 # ----------------------------------------------------------------------------- generators
-@dataclass(frozen=True)
-class GeneratorChoice:
-    name: str
-    title: str
-    description: str
-
-
-def generator_choices(registry: PluginRegistry) -> list[GeneratorChoice]:
-    """The generators the registry offers (none while the kind is unknown to it)."""
-    from vendiscope.core.base.errors import VendiscopeError
-
-    try:
-        found = registry.contributions("generator")
-    except VendiscopeError:
-        return []
-    return [GeneratorChoice(c.name, c.title or c.name, c.description or "") for c in found]
-
-
 def check_generator(
     name: str, params: dict[str, Any], registry: PluginRegistry | None = None
 ) -> str:
@@ -214,10 +190,7 @@ def status_text(run: RunInfo | None) -> str:
 
 def short_error(error: str) -> str:
     """A stored error (``PluginError('...')``) as its message."""
-    head, paren, rest = error.partition("(")
-    if paren and head.isidentifier() and rest.endswith(")"):
-        error = rest[:-1].strip("'\"")
-    return error[:300]
+    return stored_message(error)[:300]
 
 
 def totals_text(result: dict[str, Any] | None) -> str:

@@ -14,28 +14,24 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
-    QSpinBox,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from vendiscope.core.synthesis.options import FILTERS, SEED_CHOICES, SynthesisOptions
 from vendiscope.gui.dialogs.error_dialog import describe_error
+from vendiscope.gui.dialogs.job_dialog import JobDialog, spin_box
 from vendiscope.gui.jobs.background import Loader
 from vendiscope.gui.synthesis import data
-from vendiscope.gui.widgets.param_form import ParamForm, plain_help
-from vendiscope.gui.widgets.style import error_palette, monospace_font
+from vendiscope.gui.widgets.param_form import ParamForm
+from vendiscope.gui.widgets.plugin_forms import PluginForms
+from vendiscope.gui.widgets.style import monospace_font
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
 
@@ -43,7 +39,7 @@ DEFAULTS = SynthesisOptions()
 CHOSEN_BY_JOB = "(chosen as the job would: a random sparse cluster)"
 
 
-class SynthesisDialog(QDialog):
+class SynthesisDialog(JobDialog):
     """Settings of a synthesis job on ``dataset``; OK (Start) returns :meth:`options`."""
 
     def __init__(
@@ -54,26 +50,11 @@ class SynthesisDialog(QDialog):
         registry: Any = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        from vendiscope.core.plugins.registry import default_registry
-
-        self.document = document
-        self.dataset = dataset
-        self.location = document.location
-        self.registry = registry or default_registry()
+        super().__init__(document, dataset, registry=registry, parent=parent)
         self.setWindowTitle(f"Fill the gaps of {dataset}")
         self.setMinimumWidth(980)
         self.check_job: Any = None
         self.needs = _missing_features(document, dataset)
-
-        intro = plain_label(
-            "A generator model writes new examples modelled on records of the dataset's "
-            "sparse clusters (the kinds of data it has few of). Each is kept only if it "
-            "adds diversity (raises G-Vendi); the kept ones become a new dataset, and every "
-            "usable output also goes to a second dataset, to compare with no filter."
-        )
-        intro.setObjectName("hint")
-        intro.setWordWrap(True)
 
         columns = QHBoxLayout()
         columns.addWidget(self._generator_box(), 1)
@@ -81,24 +62,13 @@ class SynthesisDialog(QDialog):
         right.addWidget(self._settings_box())
         right.addWidget(self._preview_box(), 1)
         columns.addLayout(right, 1)
-
-        self.problem = plain_label()
-        self.problem.setObjectName("paramProblem")
-        self.problem.setWordWrap(True)
-        error_palette(self.problem)
-        self.problem.hide()
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        self._lay_out(
+            "A generator model writes new examples modelled on records of the dataset's "
+            "sparse clusters (the kinds of data it has few of). Each is kept only if it "
+            "adds diversity (raises G-Vendi); the kept ones become a new dataset, and every "
+            "usable output also goes to a second dataset, to compare with no filter.",
+            columns,
         )
-        self.start_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.start_button.setText("Start")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addLayout(columns, 1)
-        layout.addWidget(self.problem)
-        layout.addWidget(self.buttons)
 
         self.seed_loader = Loader(self)
         self.seed_loader.loaded.connect(self._seeds_loaded)
@@ -114,27 +84,11 @@ class SynthesisDialog(QDialog):
     # ------------------------------------------------------------------ layout
     def _generator_box(self) -> QGroupBox:
         box = QGroupBox("Generator")
-        self.generator = QComboBox()
-        self.generator.setObjectName("generatorChoice")
-        for choice in data.generator_choices(self.registry):
-            self.generator.addItem(choice.title, choice.name)
-            self.generator.setItemData(
-                self.generator.count() - 1,
-                plain_tip(plain_help(choice.description)),
-                Qt.ItemDataRole.ToolTipRole,
-            )
-        index = self.generator.findData(DEFAULTS.generator)
-        self.generator.setCurrentIndex(max(index, 0))
+        self.generators = PluginForms(self.registry, "generator", DEFAULTS.generator, self)
+        self.generator = self.generators.choice
         self.generator.currentIndexChanged.connect(self._generator_changed)
-        self.generator_help = plain_label()
-        self.generator_help.setObjectName("hint")
-        self.generator_help.setWordWrap(True)
-        self.forms: dict[str, ParamForm] = {}
-        self.form_pages = QStackedWidget()
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(self.form_pages)
+        self.generators.changed.connect(self.validate)
+        self.generators.changed.connect(lambda: self.test_result.setText(""))
         self.test_button = QPushButton("Test connection")
         self.test_button.setToolTip(
             "Reach the generator once with these settings (a local model is loaded: up to a "
@@ -149,9 +103,7 @@ class SynthesisDialog(QDialog):
         test_row.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignTop)
         test_row.addWidget(self.test_result, 1)
         layout = QVBoxLayout(box)
-        layout.addWidget(self.generator)
-        layout.addWidget(self.generator_help)
-        layout.addWidget(scroll, 1)
+        self.generators.add_to(layout)
         layout.addLayout(test_row)
         return box
 
@@ -169,15 +121,15 @@ class SynthesisDialog(QDialog):
             self.seeds.setItemData(
                 self.seeds.count() - 1, data.SEED_TIPS.get(name, ""), Qt.ItemDataRole.ToolTipRole
             )
-        self.examples = _spin(1, 50, DEFAULTS.examples_per_prompt)
+        self.examples = spin_box(1, 50, DEFAULTS.examples_per_prompt)
         self.examples.setToolTip("How many records of the dataset each prompt shows the generator")
-        self.per_round = _spin(1, 10_000, DEFAULTS.prompts_per_round)
+        self.per_round = spin_box(1, 10_000, DEFAULTS.prompts_per_round)
         self.per_round.setToolTip(
             "Prompts sent to the generator at a time; the curve grows after each round"
         )
-        self.budget = _spin(1, 10_000_000, DEFAULTS.budget)
+        self.budget = spin_box(1, 10_000_000, DEFAULTS.budget)
         self.budget.setToolTip("Stop once this many new examples have been accepted")
-        self.rounds = _spin(0, 1_000_000, 0)
+        self.rounds = spin_box(0, 1_000_000, 0)
         self.rounds.setSpecialValueText("no limit")
         self.rounds.setToolTip("Stop after this many rounds even if the budget is not reached")
         self.name = QLineEdit()
@@ -186,7 +138,7 @@ class SynthesisDialog(QDialog):
             "The new dataset of accepted examples; every usable output also goes to "
             "NAME-all. Starting again with the same name and settings resumes the job."
         )
-        self.seed = _spin(0, 2**31 - 1, DEFAULTS.seed)
+        self.seed = spin_box(0, 2**31 - 1, DEFAULTS.seed)
         self.seed.setToolTip("The same seed chooses the same seed examples and clusters")
         form = QFormLayout(box)
         form.addRow("Keep:", self.filter)
@@ -239,55 +191,20 @@ class SynthesisDialog(QDialog):
 
     # ------------------------------------------------------------------ generator
     def current_generator(self) -> str | None:
-        return self.generator.currentData()
+        return self.generators.current()
 
     def current_form(self) -> ParamForm | None:
-        name = self.current_generator()
-        return self.forms.get(name) if name else None
+        return self.generators.current_form()
 
     def _generator_changed(self) -> None:
-        name = self.current_generator()
         self._stop_check()
         self.test_result.setText("")
-        self.generator_help.setText(
-            plain_help(self.generator.itemData(self.generator.currentIndex(),
-                                               Qt.ItemDataRole.ToolTipRole) or "")
-            if name else "No generator is installed: see Plugins > Installed plugins."
-        )  # fmt: skip
-        self.generator_help.setVisible(bool(self.generator_help.text()))
-        if name is not None and name not in self.forms:
-            try:
-                specs = self.registry.describe("generator", name)
-            except Exception as error:
-                failed = plain_label(f"This generator cannot be used: {describe_error(error)}")
-                failed.setWordWrap(True)
-                error_palette(failed)
-                self.form_pages.addWidget(failed)
-                self.form_pages.setCurrentWidget(failed)
-                self.forms.pop(name, None)
-                self.validate()
-                return
-            form = ParamForm(specs, show_help=True)
-            form.setObjectName(f"generatorForm-{name}")
-            form.changed.connect(self.validate)
-            form.changed.connect(lambda: self.test_result.setText(""))
-            holder = QWidget()
-            holder_layout = QVBoxLayout(holder)
-            holder_layout.setContentsMargins(0, 4, 6, 0)
-            holder_layout.addWidget(form)
-            holder_layout.addStretch(1)
-            self.forms[name] = form
-            self.form_pages.addWidget(holder)
-        form = self.current_form()
-        if form is not None:
-            self.form_pages.setCurrentWidget(form.parentWidget())
-        self.test_button.setEnabled(form is not None)
+        if self.generators.show_current():
+            self.test_button.setEnabled(self.current_form() is not None)
         self.validate()
 
     def test_connection(self) -> None:
         """Reach the generator with the form's settings, in a child process."""
-        from vendiscope.gui.jobs.manager import start_now
-
         name, form = self.current_generator(), self.current_form()
         if name is None or form is None or self.check_job is not None:
             return
@@ -296,15 +213,14 @@ class SynthesisDialog(QDialog):
             self._show_test(False, problem)
             return
         self.test_result.setText("Connecting…")
-        self.test_button.setEnabled(False)
-        self.check_job = start_now(
+        self.check_job = self._start_check(
+            self.test_button,
+            self._tested,
             f"Testing the {name} generator",
             data.check_generator_job,
             name,
             form.values(),
-            in_process=True,
         )
-        self.check_job.finished.connect(self._tested)
 
     def _tested(self, job: Any) -> None:
         from vendiscope.gui.jobs.manager import JobState
@@ -319,19 +235,13 @@ class SynthesisDialog(QDialog):
             self.test_result.setText("")
 
     def _show_test(self, ok: bool, text: str) -> None:
-        self.test_result.setText(f"Connected: {text}" if ok else f"Could not connect: {text}")
-        self.test_result.setToolTip(plain_tip(text))
-        if ok:
-            self.test_result.setPalette(self.palette())
-        else:
-            error_palette(self.test_result)
+        shown = f"Connected: {text}" if ok else f"Could not connect: {text}"
+        self._show_outcome(self.test_result, ok, shown, text)
 
     def _stop_check(self) -> None:
         if self.check_job is not None:
             job, self.check_job = self.check_job, None
-            job.finished.disconnect(self._tested)
-            job.cancel()
-            self.test_button.setEnabled(True)
+            self._cancel_check(job, self._tested, self.test_button)
 
     # ------------------------------------------------------------------ preview
     def _seeds_loaded(self, choices: list[data.SeedChoice]) -> None:
@@ -378,9 +288,7 @@ class SynthesisDialog(QDialog):
                 self.options()
             except ValueError as error:
                 problem = str(error)
-        self.problem.setText(problem or "")
-        self.problem.setVisible(problem is not None)
-        self.start_button.setEnabled(problem is None and self.location is not None)
+        self._show_problem(problem)
 
     def options(self) -> dict[str, Any]:
         """The job's options as :class:`SynthesisOptions` keywords (checked by it)."""
@@ -414,11 +322,3 @@ def _missing_features(document: ProjectDocument, dataset: str) -> str | None:
         f"“{dataset}” needs gradient features first: new examples are judged by where their "
         "gradients land (Jobs > Compute gradient features…)."
     )
-
-
-def _spin(low: int, high: int, value: int) -> QSpinBox:
-    spin = QSpinBox()
-    spin.setRange(low, high)
-    spin.setValue(value)
-    spin.setGroupSeparatorShown(True)
-    return spin

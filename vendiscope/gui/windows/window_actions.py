@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QToolBar, QWidget
 
+from vendiscope.gui.study import monitor as _study_monitor  # noqa: F401 - its view
 from vendiscope.gui.synthesis import monitor as _synthesis_monitor  # noqa: F401 - its view
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.windows.tabs import VIEW_TYPES
@@ -104,6 +105,13 @@ def _fill_gaps(window: ActionsWindow) -> None:
     from vendiscope.gui.synthesis.launch import fill_gaps
 
     fill_gaps(window)
+
+
+def _new_study(window: ActionsWindow) -> None:
+    """The "Study…" dialog for the selected dataset (the pool), then its job and monitor."""
+    from vendiscope.gui.study.launch import new_study
+
+    new_study(window)
 
 
 class WindowActions:
@@ -242,6 +250,14 @@ class WindowActions:
             icon_name="clusters",
             tip="Generate new examples for the sparse clusters, kept only where they add diversity",
         )
+        self.study = make_action(
+            w,
+            "&Study…",
+            lambda: _new_study(w),
+            icon_name="chart",
+            tip="Train a small model on many subsets of the dataset and read which diversity "
+            "score predicts how much a subset helps on held-out data",
+        )
         self.about = make_action(w, "&About Vendiscope", w.show_about, icon_name="info")
         self.about.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_qt = make_action(w, "About &Qt", w.show_about_qt)
@@ -256,6 +272,7 @@ class WindowActions:
             self.map_view,
             self.selection_view,
             self.fill_gaps,
+            self.study,
             self.find,
             self.refresh,
         ]
@@ -304,6 +321,7 @@ class WindowActions:
         jobs = bar.addMenu("&Jobs")
         jobs.addActions(list(window.pipeline.actions.values()))
         jobs.addAction(self.fill_gaps)
+        jobs.addAction(self.study)
         jobs.addSeparator()
         jobs.addAction(self.cancel_jobs)
 

@@ -1,0 +1,136 @@
+"""The "Study…" dialog: defaults from the pool, the target it needs, and Estimate cost.
+
+A real project (40 demo rows with tiny-LM gradients, and a held-out dataset), the real
+plugin registry, and the estimate timed by the real trainer in a child process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import demo_rows, write_jsonl
+from tests.gui.conftest import screenshot
+from vendiscope.core.plugins.registry import default_registry
+from vendiscope.core.store.project import Project
+from vendiscope.gui.study.dialog import StudyDialog
+from vendiscope.gui.windows.document import ProjectDocument
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture
+def location(synthesis_project: Path, tmp_path: Path) -> Path:
+    """The 40-row pool with tiny-LM gradients, and a 12-row held-out target."""
+    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(300, 312))
+    from vendiscope.core.io.importing import import_dataset
+
+    with Project.open(synthesis_project) as project:
+        import_dataset(project, target, name="held-out")
+    return synthesis_project
+
+
+@pytest.fixture
+def document(location: Path) -> Any:
+    opened = ProjectDocument()
+    opened.open(str(location))
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def dialog(qtbot: Any, document: ProjectDocument) -> StudyDialog:
+    made = StudyDialog(document, "pool")
+    qtbot.addWidget(made)
+    made.show()
+    qtbot.waitExposed(made)
+    qtbot.waitUntil(lambda: made.facts is not None, timeout=20_000)
+    return made
+
+
+def quick(dialog: StudyDialog, tiny_lm: Path) -> None:
+    """A study that runs in seconds: the tiny LM, 3 steps, 5 subsets of 6 rows, 2 seeds."""
+    dialog.target_choice.setCurrentIndex(dialog.target_choice.findData("held-out"))
+    form = dialog.current_form()
+    assert form is not None
+    for name, value in (("model", str(tiny_lm)), ("steps", 3), ("batch_size", 2),
+                        ("device", "cpu")):  # fmt: skip
+        form.set_value(name, value)
+    dialog.subset_size.setValue(6)
+    dialog.random.setValue(4)
+    dialog.duplicates.setValue(1)
+    dialog.seeds.setValue(2)
+
+
+def test_the_dialog_fills_its_defaults_from_the_pool_and_needs_a_target(
+    dialog: StudyDialog,
+) -> None:
+    assert dialog.subset_size.value() == 10  # a quarter of the pool's 40 rows
+    assert (dialog.random.value(), dialog.duplicates.value(), dialog.seeds.value()) == (20, 4, 3)
+    assert dialog.sources.value() == 0 and dialog.sources.isEnabled()  # 6 sources
+    assert dialog.target_rows.value() == 0 and dialog.target_rows.text() == "all"
+    assert not dialog.force.isChecked()
+    offered = [dialog.target_choice.itemData(i) for i in range(dialog.target_choice.count())]
+    assert offered == [None, "held-out"]  # every other dataset, never the pool itself
+    registry = default_registry()
+    assert dialog.current_trainer() == "causal-lm"
+    assert set(dialog.current_form().fields) == {
+        s.name for s in registry.describe("trainer", "causal-lm")
+    }
+    assert set(dialog.selectors) == {c.name for c in registry.contributions("selector")}
+    assert all(check.isEnabled() for check in dialog.selectors.values())  # it has gradients
+    # no target: no start, and the dialog says why
+    assert not dialog.start_button.isEnabled()
+    assert dialog.problem.isVisible() and "Choose the dataset to score on" in dialog.problem.text()
+    dialog.target_choice.setCurrentIndex(dialog.target_choice.findData("held-out"))
+    assert dialog.start_button.isEnabled() and not dialog.problem.isVisible()
+    assert dialog.target() == "held-out"
+    dialog.selectors["k-center"].setChecked(True)
+    options = dialog.options()
+    assert options["size"] == 10 and options["random"] == 20 and options["duplicates"] == 4
+    assert options["seeds"] == 3 and options["target_rows"] is None and not options["force"]
+    assert options["selectors"] == ["k-center"] and options["trainer"] == "causal-lm"
+    dialog.subset_size.setValue(41)  # the spin box stops at the pool's rows
+    assert dialog.subset_size.value() == 40
+    screenshot(dialog, "study-dialog")
+
+
+def test_a_project_with_one_dataset_has_nothing_to_score_on(qtbot: Any, tmp_path: Path) -> None:
+    from tests.gui.conftest import make_project, tiny_rows
+
+    rows = [{k: v for k, v in row.items() if k != "domain"} for row in tiny_rows(24)]
+    document = ProjectDocument()
+    document.open(str(make_project(tmp_path / "plain.vscope", rows, name="tiny")))
+    try:
+        dialog = StudyDialog(document, "tiny")
+        qtbot.addWidget(dialog)
+        assert not dialog.start_button.isEnabled()
+        assert "no other dataset" in dialog.problem.text()
+        # a 24-row pool: subsets of 6 rows; no sources and no gradients: neither kind
+        assert dialog.subset_size.value() == 6
+        qtbot.waitUntil(lambda: dialog.facts is not None, timeout=20_000)
+        assert not dialog.sources.isEnabled() and "no sources" in dialog.sources.toolTip()
+        assert not any(check.isEnabled() for check in dialog.selectors.values())
+        assert "gradient features" in dialog.selectors_hint.text()
+    finally:
+        document.close()
+
+
+def test_estimate_cost_shows_the_plan_and_what_it_costs_here(
+    qtbot: Any, dialog: StudyDialog, tiny_lm: Path
+) -> None:
+    quick(dialog, tiny_lm)
+    dialog.estimate_button.click()
+    assert dialog.estimate_job is not None and not dialog.estimate_button.isEnabled()
+    assert dialog.estimate_result.text().startswith("Estimating")
+    qtbot.waitUntil(lambda: dialog.estimate_job is None, timeout=180_000)
+    text = dialog.estimate_result.text()
+    assert "5 subsets of 6 rows: 4 random, 1 duplicate-heavy" in text, text
+    assert "It would take about " in text and " here: 10 runs of " in text, text
+    assert "once" in text and "12 target rows" in text, text
+    assert dialog.estimate_button.isEnabled()
+    screenshot(dialog, "study-dialog-estimate")
+    dialog.seeds.setValue(3)  # an estimate of other settings is out of date
+    assert dialog.estimate_result.text() == "The settings changed: Estimate cost again."
