@@ -340,8 +340,8 @@ class _RaySession(EngineSession):
         """A chunk whose actor died: send it again, unless it keeps failing.
 
         An actor that is only restarting (a killed worker coming back) does not count as a
-        failure of the chunk for up to :data:`RESTART_GRACE_SECONDS`: on a busy machine a
-        restart can outlast several sends.
+        failure of the chunk for its first :data:`RESTART_GRACE_SECONDS` of waiting: on a
+        busy machine a restart can outlast several sends.
         """
         ray = self._ray
         unavailable = getattr(ray.exceptions, "ActorUnavailableError", ())
@@ -352,7 +352,6 @@ class _RaySession(EngineSession):
                 time.sleep(RESTART_PAUSE_SECONDS)
                 retry.append(item)
                 return
-        item.waiting_since = None
         slot.failures += 1
         if isinstance(exc, ray.exceptions.ActorDiedError):
             slot.alive = False  # restarts used up (or killed for good): the others go on
