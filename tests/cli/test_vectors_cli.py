@@ -102,6 +102,25 @@ def test_progress_without_a_terminal_prints_plain_lines_with_an_eta() -> None:
     assert re.fullmatch(r"gradients demo: 136/300 records \(45%\) in 0:00:0\d, .*", lines[-1])
 
 
+def test_a_step_of_unknown_length_says_how_long_it_has_taken() -> None:
+    import io
+    import re
+
+    from rich.console import Console
+
+    from vendiscope.cli._progress import RichProgress
+
+    stream = io.StringIO()
+    progress = RichProgress(Console(file=stream, width=200), plain=True, interval_s=0.0)
+    progress.start("Timing the trainer", total=None)
+    progress.update(0)
+    progress.finish()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "Timing the trainer: started"
+    assert re.fullmatch(r"Timing the trainer: done in 0:00:0\d", lines[-1]), lines
+    assert not any("eta" in line or ": 0," in line for line in lines), lines
+
+
 @pytest.mark.slow
 def test_embed_estimate_measures_and_computes_nothing(tmp_path: Path) -> None:
     source = tmp_path / "demo.jsonl"

@@ -221,6 +221,9 @@ class RichProgress:
         else:
             amount = f"{_amount(completed, unit)}{_label(unit)}"
         rate = format_rate(meter.rate, unit)
+        if not total and not completed:  # a step of unknown length that counts nothing
+            took = format_eta(now - self._started)
+            return f"{self._description}: " + (f"done in {took}" if final else f"{took} elapsed")
         if final:
             took = format_eta(now - self._started)
             return f"{self._description}: {amount} in {took}" + (f", {rate}" if rate else "")

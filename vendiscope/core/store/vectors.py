@@ -405,7 +405,7 @@ class SetState:
             return f"running ({rows}, pid {self.pid})" if self.pid else f"running ({rows})"
         if self.state == ELSEWHERE:
             return f"running on {self.host} (cannot check) ({rows})"
-        why = "" if self.reason in ("killed", "") else f", {self.reason}"
+        why = "" if self.reason in ("killed", "interrupted", "") else f", {self.reason}"
         how = f"resume with: {resume}" if resume else "run the job that made it again to resume it"
         return f"interrupted ({rows}{why}) — {how}"
 
