@@ -70,6 +70,9 @@ def test_the_html_report_shows_each_study_with_its_evidence(
             assert spearman_text(found) in text and f"{found['kendall']:.2f}" in text
     assert "Spearman [95% CI]" in text and "Kendall" in text
     assert f"Pilot: {first['result']['pilot']['detail']}" in text
+    ordinary = first["result"]["analysis_ordinary"]["improvement"]  # without the control
+    lead = "Without the duplicate-heavy controls (low diversity by construction, they lift"
+    assert f"{lead} every metric): {ordinary['verdict']}" in text
     assert "Target accuracy:" in text  # the second target has checkable answers
     assert second["result"]["analysis"]["accuracy_gain"]["verdict"] in text
     alts = [v for t, n, v in parse(html).attributes if t == "img" and n == "alt"]
@@ -94,6 +97,11 @@ def test_the_json_report_holds_the_same_numbers(project: Project, tmp_path: Path
         for key in ("n", "spearman", "spearman_ci", "spearman_p", "kendall", "kendall_p"):
             assert row[key] == found[key], key
     assert study["pilot"]["detail"] == result["pilot"]["detail"] and study["pilot"]["forced"]
+    ordinary = result["analysis_ordinary"]["improvement"]
+    assert study["ordinary"]["verdict"] == ordinary["verdict"]
+    assert [e["spearman"] for e in study["ordinary"]["evidence"]] == [
+        e["spearman"] for e in ordinary["evidence"]
+    ]
     assert study["accuracy"] is None  # no checkable answers in this target
     assert study["metrics"] == {"g-vendi": "G-Vendi", "ngram": "n-gram diversity"}
     assert study["subsets"] == json.loads(json.dumps(subset_rows(result)))

@@ -489,6 +489,14 @@ def _studies_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) ->
             out.append(f"<p>Pilot: {_e(pilot['detail'])}{_e(forced)}.</p>")
         if study["evidence"]:
             out.append(_evidence_table(study["evidence"]))
+        ordinary = study.get("ordinary")
+        if ordinary:
+            out.append(
+                "<p>Without the duplicate-heavy controls (low diversity by construction, they "
+                f"lift every metric): {_e(ordinary['verdict'])}</p>"
+            )
+            if ordinary["evidence"]:
+                out.append(_evidence_table(ordinary["evidence"]))
         accuracy = study.get("accuracy")
         if accuracy:
             out.append(f"<p>Target accuracy: {_e(accuracy['verdict'])}</p>")

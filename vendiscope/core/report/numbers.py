@@ -303,6 +303,13 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
                 "verdict": verdict(result, "accuracy_gain"),
                 "evidence": evidence_rows(result, "accuracy_gain"),
             }
+        ordinary = None
+        if (result.get("analysis_ordinary") or {}).get("improvement"):
+            among = {"among": "analysis_ordinary"}
+            ordinary = {
+                "verdict": verdict(result, "improvement", **among),
+                "evidence": evidence_rows(result, "improvement", **among),
+            }
         pilot = result.get("pilot")
         plan = result.get("plan") or {}
         out.append({
@@ -323,6 +330,7 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
             "best": ((result.get("analysis") or {}).get("improvement") or {}).get("best"),
             "evidence": evidence,
             "accuracy": accuracy,
+            "ordinary": ordinary,
             "pilot": None if not pilot else {
                 k: pilot.get(k) for k in ("subsets", "planned_seeds", "reliability", "separable",
                                           "seeds_needed", "forced", "detail")

@@ -146,9 +146,14 @@ def subset_rows(result: Mapping[str, Any], outcome: str = "improvement") -> list
     return rows
 
 
-def evidence_rows(result: Mapping[str, Any], outcome: str = "improvement") -> list[dict[str, Any]]:
-    """Per metric, strongest first: Spearman, its interval and p, Kendall and its p."""
-    analysis = (result.get("analysis") or {}).get(outcome)
+def evidence_rows(
+    result: Mapping[str, Any], outcome: str = "improvement", *, among: str = "analysis"
+) -> list[dict[str, Any]]:
+    """Per metric, strongest first: Spearman, its interval and p, Kendall and its p.
+
+    ``among="analysis_ordinary"`` reads the subsets other than the duplicate-heavy controls.
+    """
+    analysis = (result.get(among) or {}).get(outcome)
     if not analysis:
         return []
     rows = []
@@ -168,9 +173,12 @@ def evidence_rows(result: Mapping[str, Any], outcome: str = "improvement") -> li
     return rows
 
 
-def verdict(result: Mapping[str, Any], outcome: str = "improvement") -> str:
-    """The analysis's plain-words reading, or why there is none yet."""
-    analysis = (result.get("analysis") or {}).get(outcome)
+def verdict(
+    result: Mapping[str, Any], outcome: str = "improvement", *, among: str = "analysis"
+) -> str:
+    """The analysis's plain-words reading, or why there is none yet (``among``: as
+    :func:`evidence_rows`)."""
+    analysis = (result.get(among) or {}).get(outcome)
     if analysis:
         return str(analysis["verdict"])
     if outcome == "accuracy_gain" and not result.get("checkable"):
