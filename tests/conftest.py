@@ -132,3 +132,15 @@ def synthesis_project(synthesis_pool: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "project.vscope"
     shutil.copy(synthesis_pool, copy)
     return copy
+
+
+@pytest.fixture
+def study_project(synthesis_project: Path, tmp_path: Path) -> Path:
+    """:func:`synthesis_project` with a 12-row held-out target dataset, 'held-out'."""
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
+
+    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(300, 312))
+    with Project.open(synthesis_project) as project:
+        import_dataset(project, target, name="held-out")
+    return synthesis_project

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import demo_rows, table_counts, write_jsonl
-from vendiscope.core.io.importing import import_dataset
+from tests.conftest import table_counts
 from vendiscope.core.store.project import Project
 from vendiscope.core.studies.reading import study_runs
 
@@ -22,11 +21,9 @@ ENV = {**os.environ, "VENDISCOPE_PROGRESS": "lines", "OMP_NUM_THREADS": "1"}
 
 
 @pytest.fixture
-def location(synthesis_project: Path, tmp_path: Path) -> Path:
-    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(300, 310))
-    with Project.open(synthesis_project) as project:
-        import_dataset(project, target, name="held-out")
-    return synthesis_project
+def location(study_project: Path) -> Path:
+    """The 40-row pool with tiny-LM gradients, and a 12-row held-out target."""
+    return study_project
 
 
 def command(location: Path, tiny_lm: Path, *extra: str) -> list[str]:

@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import demo_rows, write_jsonl
 from tests.gui.conftest import screenshot
 from vendiscope.core.plugins.registry import default_registry
-from vendiscope.core.store.project import Project
 from vendiscope.gui.study.dialog import StudyDialog
 from vendiscope.gui.windows.document import ProjectDocument
 
@@ -22,14 +20,9 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture
-def location(synthesis_project: Path, tmp_path: Path) -> Path:
+def location(study_project: Path) -> Path:
     """The 40-row pool with tiny-LM gradients, and a 12-row held-out target."""
-    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(300, 312))
-    from vendiscope.core.io.importing import import_dataset
-
-    with Project.open(synthesis_project) as project:
-        import_dataset(project, target, name="held-out")
-    return synthesis_project
+    return study_project
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from tests.conftest import demo_rows, write_jsonl
 from tests.gui.conftest import open_project, screenshot, wait_job
 from tests.gui.test_study_dialog import quick
 from vendiscope.core.base.jobs import CancelToken, RecordingProgress
@@ -29,14 +28,9 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture
-def location(synthesis_project: Path, tmp_path: Path) -> Path:
+def location(study_project: Path) -> Path:
     """The 40-row pool with tiny-LM gradients, and a 12-row held-out target."""
-    from vendiscope.core.io.importing import import_dataset
-
-    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(300, 312))
-    with Project.open(synthesis_project) as project:
-        import_dataset(project, target, name="held-out")
-    return synthesis_project
+    return study_project
 
 
 def fill_dialog(fill: Callable[[StudyDialog], None], seen: list[StudyDialog]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.conftest import demo_rows, table_counts, write_jsonl
+from tests.conftest import table_counts, write_jsonl
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins.charts import validate_chart
@@ -24,12 +24,9 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture
-def location(synthesis_project: Path, tmp_path: Path) -> Path:
+def location(study_project: Path) -> Path:
     """The 40-row pool with tiny-LM gradients, and a 12-row held-out target."""
-    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(300, 312))
-    with Project.open(synthesis_project) as project:
-        import_dataset(project, target, name="held-out")
-    return synthesis_project
+    return study_project
 
 
 def trainer(tiny_lm: Path, **changes: Any) -> dict[str, Any]:
