@@ -62,6 +62,10 @@ def describe_progress(job: Job) -> str:
     return " · ".join(parts) or "Starting…"
 
 
+LONGEST_INFO = 200
+"""A failure's message is cut to this many characters on its card (Details… has it all)."""
+
+
 class JobRow(QFrame):
     """One job: title, progress bar, details line, Cancel (or Details… after a failure)."""
 
@@ -73,6 +77,7 @@ class JobRow(QFrame):
         self.setObjectName("jobRow")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = rich_label(f"<b>{markup(job.title)}</b>")  # titles quote names
+        self.title.setWordWrap(True)  # a long title wraps rather than widen the panel
         self.bar = QProgressBar()
         self.bar.setTextVisible(True)
         self.bar.setMaximumHeight(18)
@@ -113,7 +118,10 @@ class JobRow(QFrame):
             self.bar.setValue(round((fraction or 0.0) * 1000))
         self.bar.setFormat(f"{(fraction or 0) * 100:.0f}%" if fraction is not None else "")
         self.bar.setVisible(not job.state.finished)
-        self.info.setText(describe_progress(job))
+        text = describe_progress(job)
+        failed = job.state == JobState.FAILED and len(text) > LONGEST_INFO
+        self.info.setText(text[: LONGEST_INFO - 1].rstrip() + "…" if failed else text)
+        self.info.setToolTip(text if failed else "")  # the whole message: Details…
         self.cancel_button.setVisible(not job.state.finished)
         self.cancel_button.setEnabled(job.state not in (JobState.CANCELLING,))
         self.details_button.setVisible(job.state == JobState.FAILED)
