@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.conftest import table_counts, write_jsonl
+from tests.conftest import demo_rows, table_counts, write_jsonl
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.plugins.charts import validate_chart
@@ -196,3 +196,22 @@ def test_bad_studies_are_refused_naming_what_is_wrong(
         assert table_counts(location) == before
     with pytest.raises(ValueError, match="seeds must be a whole number"):
         options(tiny_lm, seeds=0)
+
+
+def test_selector_subsets_come_from_the_gradients_and_never_hold_target_rows(
+    synthesis_project: Path, tiny_lm: Path, tmp_path: Path
+) -> None:
+    """Pool rows 0-2 are also in the target: neither a random nor a selector subset has them."""
+    target = write_jsonl(tmp_path / "target.jsonl", demo_rows(0, 3) + demo_rows(300, 309))
+    with Project.open(synthesis_project) as project:
+        import_dataset(project, target, name="held-out")
+        chosen = options(tiny_lm, random=1, duplicates=0, seeds=1, selectors=("greedy-vendi",))
+        report = run_study(project, "pool", "held-out", chosen)
+        result = project.run(report.run_id).result
+    assert report.plan == "2 subsets of 6 rows: 1 random, 1 greedy-vendi"
+    assert "3 pool rows are also in the target and never enter a subset" in result["notes"]
+    for subset in result["plan"]["subsets"]:
+        assert not set(subset["positions"]) & {0, 1, 2}, subset["name"]
+    picked = next(s for s in result["plan"]["subsets"] if s["kind"] == "selector")
+    assert picked["detail"]["selector"] == "greedy-vendi" and len(set(picked["positions"])) == 6
+    assert report.runs_done == 4  # both subsets are the pilot: two seeds each

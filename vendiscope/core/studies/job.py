@@ -184,9 +184,13 @@ def _selector(
     from vendiscope.core.store import vectors
     from vendiscope.core.vectors import resolve
 
+    loaded: list[np.ndarray] = []  # the gradient rows, read at the first selection only
+
     def select(name: str, k: int, seed: int) -> list[int]:
-        info = resolve.resolve(project, pool, options.vector_set, ("gradient", "feature"))
-        rows = vectors.load(project, pool, info.name)
+        if not loaded:
+            info = resolve.resolve(project, pool, options.vector_set, ("gradient", "feature"))
+            loaded.append(vectors.load(project, pool, info.name))
+        rows = loaded[0]
         allowed = np.setdiff1d(np.arange(len(rows)), np.asarray(exclude, dtype=np.int64))
         takes_seed = any(p.name == "seed" for p in registry.describe("selector", name))
         selector = registry.create("selector", name, **({"seed": seed} if takes_seed else {}))

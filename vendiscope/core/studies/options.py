@@ -112,11 +112,6 @@ class StudyOptions:
             data[name] = list(data[name])
         return data
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> StudyOptions:
-        """The options :meth:`to_json` wrote."""
-        return cls(**data)
-
 
 def comparable(options: dict[str, Any]) -> dict[str, Any]:
     """What a resumed study must share with the one it continues."""

@@ -45,6 +45,18 @@ class RunMonitor(QWidget):
     new_button: QPushButton
     """Starts another run with new settings (the subclass makes it)."""
 
+    HOOKS: ClassVar[tuple[str, ...]] = (
+        "read_runs", "run_label", "run_name", "waiting_text", "show_run", "resume",
+    )  # fmt: skip
+    """What every subclass defines (Qt's metaclass rules out ``abc``; checked at class
+    creation instead, so a monitor missing one fails on import, not when it is used)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        missing = [name for name in cls.HOOKS if getattr(cls, name) is getattr(RunMonitor, name)]
+        if missing:
+            raise TypeError(f"{cls.__name__} must define {', '.join(missing)}")
+
     def __init__(
         self,
         document: ProjectDocument,
@@ -108,6 +120,7 @@ class RunMonitor(QWidget):
             self.chart_pages.setCurrentWidget(self.chart)
 
     # ------------------------------------------------------------------ the subclass's
+    # (each of HOOKS is defined by every subclass: the bodies below are never reached)
     def read_runs(self) -> list[RunInfo]:
         """The dataset's runs, oldest first."""
         raise NotImplementedError
