@@ -464,3 +464,27 @@ def test_coverage_offers_to_compute_the_target_s_embeddings(
     assert tab.fix_button.property("dataset") == "bench"  # the target's, not the dataset's
     assert tab.fix_button.text() == "Compute embeddings of 'bench'…"
     assert tab.subtitle.text() == "demo · Target dataset: bench"
+
+
+def test_save_image_never_writes_over_a_project(
+    qtbot, window: MainWindow, analysed_project: Path, tmp_path: Path
+) -> None:
+    from tests.conftest import table_counts
+    from vendiscope.core.store.migrate import copy_project
+    from vendiscope.gui.dialogs.error_dialog import ErrorDialog
+
+    team = copy_project(analysed_project, tmp_path / "team.png")  # a project, whatever its name
+    before = table_counts(team)
+    open_project(qtbot, window, analysed_project)
+    tab = show(qtbot, window, "spectrum")
+    tab._write_image(team)  # the file dialog has already asked whether to replace it
+    shown = tab.findChildren(ErrorDialog)
+    assert (
+        shown
+        and "never writes an output over a project"
+        in shown[-1].findChild(QWidget, "errorMessage").text()
+    )
+    assert table_counts(team) == before
+    image = tmp_path / "spectrum.png"
+    tab._write_image(image)
+    assert image.read_bytes()[:4] == b"\x89PNG"

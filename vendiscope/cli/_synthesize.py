@@ -180,7 +180,7 @@ def _stopped(reason: str) -> str:
 
 
 def _write_template(project: Any, dataset: str, options: Any, path: Path) -> None:
-    from vendiscope.core.base.atomic import atomic_path
+    from vendiscope.core.base.atomic import atomic_path, check_destination
     from vendiscope.core.synthesis.records import Keys
     from vendiscope.core.synthesis.templates import FAMILIES, family_for
 
@@ -188,6 +188,7 @@ def _write_template(project: Any, dataset: str, options: Any, path: Path) -> Non
     family = options.template or family_for(keys.names, keys.roles)
     if family not in FAMILIES:
         raise typer.BadParameter(f"--template {family!r} is not a family ({', '.join(FAMILIES)})")
+    check_destination(path, force=True)
     with atomic_path(path) as temporary:
         temporary.write_text(FAMILIES[family], encoding="utf-8")
     console.print(f"wrote the '{family}' template to {path}; edit it and pass --template {path}")

@@ -3,8 +3,9 @@
 The rules, enforced for exports, manifests, reports, images and bad-row reports alike:
 
 - never write onto a project (any ``*.vscope`` file or its ``-wal``/``-shm``/``-journal``,
-  and any project this process has open, whatever its name), nor onto an input of the same
-  command;
+  any project this process has open, and any file that holds a project's tables, whatever
+  its name), onto any other SQLite database or a file with ``-wal``/``-shm`` beside it
+  (``--force`` or not), nor onto an input of the same command;
 - never replace a folder with a file or a file with a folder, and never replace anything
   that is not a regular file (a device, a pipe, a socket, a symbolic link);
 - an existing regular file is replaced only with ``force``; an existing folder only with
@@ -77,6 +78,8 @@ def check_destination(
         raise ExportError(
             f"{destination}: is a file, and this output is a folder; choose another name"
         )
+    if kind == "file":
+        _refuse_a_database(destination)
     if kind not in ("file", "folder"):
         raise ExportError(
             f"{destination}: is a {kind}, not a regular file; Vendiscope writes regular "
@@ -88,6 +91,32 @@ def check_destination(
         raise ExportError(
             f"{destination}: is a folder that Vendiscope did not write; --force replaces "
             "only a previous export. Choose another name, or remove the folder yourself"
+        )
+
+
+def _refuse_a_database(destination: Path) -> None:
+    """A project or any SQLite database is recognised by its content and its ``-wal``/``-shm``
+    siblings, whatever its name, and never replaced: ``--force`` or not."""
+    from vendiscope.core.base.project_files import database_kind, sidecars_present
+
+    found = database_kind(destination)
+    beside = sidecars_present(destination)
+    in_use = f" ({', '.join(m.name for m in beside)} beside it: it may be open)" if beside else ""
+    if found == "project":
+        raise ExportError(
+            f"{destination}: is a Vendiscope project (whatever its name){in_use}; Vendiscope "
+            "never writes an output over a project, --force or not. Choose another name"
+        )
+    if beside:
+        raise ExportError(
+            f"{destination}: is a database in use, or left by a writer that was stopped"
+            f"{in_use}; Vendiscope never writes an output over a database, --force or not. "
+            "Choose another name"
+        )
+    if found == "database":
+        raise ExportError(
+            f"{destination}: is a SQLite database; Vendiscope never writes an output over a "
+            "database, --force or not. Choose another name, or remove it yourself"
         )
 
 

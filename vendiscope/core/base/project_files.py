@@ -37,6 +37,49 @@ def looks_like_project_file(path: str | Path) -> bool:
     )
 
 
+PROJECT_TABLES = frozenset({"datasets", "records", "vector_sets", "runs"})
+"""Tables every project has: a SQLite file holding them all is a project, whatever its name."""
+
+
+def sidecars_present(path: str | Path) -> list[Path]:
+    """The SQLite ``-wal``/``-shm``/``-journal`` files beside ``path``: a database in use, or
+    one whose last writer was killed (its committed data may still be in the ``-wal``)."""
+    return [member for member in project_files(path)[1:] if member.exists()]
+
+
+def database_kind(path: str | Path) -> str | None:
+    """``"project"`` or ``"database"`` when ``path`` is a SQLite database, else ``None``.
+
+    Read through SQLite itself (``immutable``: no lock taken, no file created), never with
+    ``open()``. Call it only for a file this process holds no connection to
+    (:func:`belongs_to` over :func:`open_projects` first).
+    """
+    import sqlite3
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro&immutable=1"
+    try:
+        connection = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error:
+        return None  # cannot be opened at all (unreadable): not something SQLite owns
+    try:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        # a file with another header is "not a database"; a SQLite header with a damaged
+        # schema is still a database
+        return None if _not_a_database(exc) else "database"
+    finally:
+        connection.close()
+    if tables >= PROJECT_TABLES:
+        return "project"
+    return "database" if tables else None
+
+
+def _not_a_database(exc: Exception) -> bool:
+    name = getattr(exc, "sqlite_errorname", "")
+    return name == "SQLITE_NOTADB" or "not a database" in str(exc)
+
+
 def same_file(a: Path, b: Path) -> bool:
     """Whether two paths name one file (hard links and symbolic links included)."""
     try:

@@ -265,7 +265,21 @@ class ChartTab(QWidget):
         default = str(Path.home() / f"{self.name}-{self.dataset}.png")
         path, _ = QFileDialog.getSaveFileName(self, "Save the chart", default, "PNG (*.png)")
         if path:
-            self.renderer.grab().save(path)
+            self._write_image(Path(path))
+
+    def _write_image(self, path: Path) -> None:
+        """Through the same checks as every output: never over a project or a database (the
+        file dialog has asked about replacing anything else), whole or absent."""
+        from vendiscope.core.base.atomic import atomic_path, check_destination
+        from vendiscope.core.base.errors import VendiscopeError
+
+        try:
+            check_destination(path, force=True)
+            with atomic_path(path) as temporary:
+                if not self.renderer.grab().save(str(temporary), "PNG"):
+                    raise OSError(f"{path}: the image could not be written")
+        except (VendiscopeError, OSError) as error:
+            ErrorDialog("Cannot save the chart", error, parent=self).open()
 
     def _point_activated(self, position: int) -> None:
         link = getattr(self.controller.window, "record_link", None)
