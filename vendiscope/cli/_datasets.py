@@ -10,6 +10,7 @@ import typer
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import all_option, console, plugin_params, reports_errors
+from vendiscope.core.base.text import shown_path
 
 
 @app.command()
@@ -246,6 +247,7 @@ def export(
         )
         return
     console.print(
-        f"exported [bold]{result.rows}[/] rows to {result.destination} ({result.exporter}); "
-        f"manifest: {result.manifest}"
+        f"exported [bold]{result.rows}[/] rows to {shown_path(result.destination)} "
+        f"({result.exporter}); "
+        f"manifest: {shown_path(result.manifest)}"
     )

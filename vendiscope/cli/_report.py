@@ -15,6 +15,7 @@ import typer
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import command_line, emit
 from vendiscope.cli._output import console, reports_errors
+from vendiscope.core.base.text import shown_path
 
 
 @app.command("map")
@@ -117,7 +118,7 @@ def view(
     if suffix not in (".png", ".svg", ".json"):
         from vendiscope.core.base.errors import ExportError
 
-        raise ExportError(f"{output}: use .png, .svg or .json")
+        raise ExportError(f"{shown_path(output)}: use .png, .svg or .json")
     check_destination(output, force=force)
     with Project.open(project) as opened:
         built = build_view(
@@ -142,7 +143,8 @@ def view(
             }
         )
         return
-    console.print(f"{chart['kind']} chart [bold]{chart['title']}[/] written to {output}")
+    written = f"written to {shown_path(output)}"
+    console.print(f"{chart['kind']} chart [bold]{chart['title']}[/] {written}")
 
 
 @app.command()
@@ -235,7 +237,8 @@ def report(
         if headline[key]:
             parts.append(f"{label} {headline[key]['value']:,.1f}")
     console.print(
-        f"wrote the {result.format.upper()} audit of [bold]{dataset}[/] to {result.destination} "
+        f"wrote the {result.format.upper()} audit of [bold]{dataset}[/] to "
+        f"{shown_path(result.destination)} "
         f"in {result.seconds:.1f} s ({'; '.join(parts)}"
         + (f"; {len(result.charts)} charts" if result.format == "html" else "")
         + ")"

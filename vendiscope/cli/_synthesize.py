@@ -10,6 +10,7 @@ import typer
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, errors, fail, plugin_params, reports_errors
+from vendiscope.core.base.text import shown_path
 
 GENERATOR_OPTIONS = "Generator"
 
@@ -191,4 +192,5 @@ def _write_template(project: Any, dataset: str, options: Any, path: Path) -> Non
     check_destination(path, force=True)
     with atomic_path(path) as temporary:
         temporary.write_text(FAMILIES[family], encoding="utf-8")
-    console.print(f"wrote the '{family}' template to {path}; edit it and pass --template {path}")
+    shown = shown_path(path)
+    console.print(f"wrote the '{family}' template to {shown}; edit it and pass --template {shown}")

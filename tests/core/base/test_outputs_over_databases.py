@@ -121,3 +121,22 @@ def test_ordinary_files_with_database_names_are_still_replaced(
         assert database_kind(target) is None
         export_dataset(filled, "d", target, format="jsonl", force=True)
         assert len(target.read_text().splitlines()) == 12
+
+
+def test_a_newline_in_an_output_path_is_shown_escaped(filled: Project, tmp_path: Path) -> None:
+    """A name cannot forge a line of the command's output: its newline is shown as ``\\n``."""
+    target = tmp_path / "new\nline.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "vendiscope", "export", filled.location, "d", str(target)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert target.is_file()
+    for line in (done.stdout + done.stderr).splitlines():
+        assert not line.startswith("line.jsonl"), line
+    assert "new\\nline.jsonl (jsonl)" in done.stdout
+    again = subprocess.run(
+        [sys.executable, "-m", "vendiscope", "export", filled.location, "d", str(target)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "new\\nline.jsonl: already exists" in again.stderr

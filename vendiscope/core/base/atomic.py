@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from vendiscope.core.base.errors import ExportError
+from vendiscope.core.base.text import shown_path
 
 TEMPORARY_SUFFIX = ".tmp"
 
@@ -51,18 +52,19 @@ def check_destination(
     )
 
     destination = Path(destination)
+    where = shown_path(destination)
     if not destination.parent.is_dir():
-        raise ExportError(f"{destination}: folder {destination.parent} does not exist")
+        raise ExportError(f"{where}: folder {destination.parent} does not exist")
     project = belongs_to(destination, open_projects())
     if project is not None or looks_like_project_file(destination):
         raise ExportError(
-            f"{destination}: is a Vendiscope project file (or one of its SQLite files); "
+            f"{where}: is a Vendiscope project file (or one of its SQLite files); "
             "Vendiscope never writes an output over a project. Choose another name"
         )
     for source in inputs:
         if _same(destination, Path(source)):
             raise ExportError(
-                f"{destination}: is an input of this command ({source}); choose another name"
+                f"{where}: is an input of this command ({source}); choose another name"
             )
     try:
         found = destination.lstat()
@@ -71,25 +73,23 @@ def check_destination(
     kind = _kind(found.st_mode)
     if kind == "folder" and not directory:
         raise ExportError(
-            f"{destination}: is a folder; Vendiscope never replaces a folder with a file. "
+            f"{where}: is a folder; Vendiscope never replaces a folder with a file. "
             "Give a file name (inside the folder, perhaps)"
         )
     if kind == "file" and directory:
-        raise ExportError(
-            f"{destination}: is a file, and this output is a folder; choose another name"
-        )
+        raise ExportError(f"{where}: is a file, and this output is a folder; choose another name")
     if kind == "file":
         _refuse_a_database(destination)
     if kind not in ("file", "folder"):
         raise ExportError(
-            f"{destination}: is a {kind}, not a regular file; Vendiscope writes regular "
+            f"{where}: is a {kind}, not a regular file; Vendiscope writes regular "
             "files only. Choose another name"
         )
     if not force:
-        raise ExportError(f"{destination}: already exists ({overwrite_hint})")
+        raise ExportError(f"{where}: already exists ({overwrite_hint})")
     if kind == "folder" and not replaceable_folder:
         raise ExportError(
-            f"{destination}: is a folder that Vendiscope did not write; --force replaces "
+            f"{where}: is a folder that Vendiscope did not write; --force replaces "
             "only a previous export. Choose another name, or remove the folder yourself"
         )
 
@@ -99,23 +99,24 @@ def _refuse_a_database(destination: Path) -> None:
     siblings, whatever its name, and never replaced: ``--force`` or not."""
     from vendiscope.core.base.project_files import database_kind, sidecars_present
 
+    where = shown_path(destination)
     found = database_kind(destination)
     beside = sidecars_present(destination)
     in_use = f" ({', '.join(m.name for m in beside)} beside it: it may be open)" if beside else ""
     if found == "project":
         raise ExportError(
-            f"{destination}: is a Vendiscope project (whatever its name){in_use}; Vendiscope "
+            f"{where}: is a Vendiscope project (whatever its name){in_use}; Vendiscope "
             "never writes an output over a project, --force or not. Choose another name"
         )
     if beside:
         raise ExportError(
-            f"{destination}: is a database in use, or left by a writer that was stopped"
+            f"{where}: is a database in use, or left by a writer that was stopped"
             f"{in_use}; Vendiscope never writes an output over a database, --force or not. "
             "Choose another name"
         )
     if found == "database":
         raise ExportError(
-            f"{destination}: is a SQLite database; Vendiscope never writes an output over a "
+            f"{where}: is a SQLite database; Vendiscope never writes an output over a "
             "database, --force or not. Choose another name, or remove it yourself"
         )
 

@@ -30,6 +30,12 @@ def printable(text: str, *, newlines: bool = True) -> str:
     return shown if newlines else shown.replace("\n", "\\n").replace("\t", "\\t")
 
 
+def shown_path(path: object) -> str:
+    """A path for a message: on one line, its newlines and control characters escaped, so
+    ``new\\nline.jsonl`` reads as one name and a name cannot forge another line."""
+    return printable(str(path), newlines=False)
+
+
 def has_control_characters(text: str) -> bool:
     """Whether ``text`` holds anything :func:`printable` would escape (tab and newline too)."""
     return bool(_UNSAFE.search(text)) or "\n" in text or "\t" in text

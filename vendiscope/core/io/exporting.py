@@ -16,6 +16,7 @@ from vendiscope import __version__
 from vendiscope.core.base.atomic import atomic_paths, check_destination
 from vendiscope.core.base.errors import ExportError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.base.text import shown_path
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.store.models import DatasetInfo, RunInfo
 from vendiscope.core.store.project import Project
@@ -57,7 +58,7 @@ def choose_exporter(destination: Path, format: str | None, registry: PluginRegis
             if contribution.meta.get("suffix") == "":
                 return contribution.name
     raise ExportError(
-        f"{destination}: cannot tell the format from the name; pass a format "
+        f"{shown_path(destination)}: cannot tell the format from the name; pass a format "
         f"({', '.join(c.name for c in registry.contributions('exporter'))})"
     )
 
@@ -110,7 +111,9 @@ def export_dataset(
             hashes.append(record.content_hash)
             yield record.original()
 
-    progress.start(f"Exporting {dataset} to {destination.name}", total=total, unit="rows")
+    progress.start(
+        f"Exporting {dataset} to {shown_path(destination.name)}", total=total, unit="rows"
+    )
     with atomic_paths((destination, exporter.is_directory), (manifest, False)) as temporaries:
         data, manifest_file = temporaries
         with registry.running("exporter", name, "write", passthrough=(DatabaseError,)):
