@@ -119,3 +119,17 @@ def test_runs_left_running_by_a_killed_process_are_marked_interrupted(tmp_path: 
     with Project.open(location) as project:
         assert [r.status for r in project.runs("qa")][-1] == "interrupted"
     assert json.loads(doctor(location).output)["project"]["interrupted_runs"] == []
+
+
+def test_records_deleted_behind_the_project_s_back_are_found(tmp_path: Path) -> None:
+    location = imported_project(tmp_path)
+    connection = sqlite3.connect(location)
+    connection.execute("DELETE FROM records")  # the file stays sound; its rows do not
+    connection.commit()
+    connection.close()
+    result = doctor(location)
+    assert result.exit_code == 1
+    found = json.loads(result.stdout)["project"]
+    assert found["ok"] is False
+    assert "dataset 'qa': says 300 rows but holds 0 records" in found["problems"]
+    assert "Import the dataset again" in found["advice"] and ".recover" not in found["advice"]

@@ -64,6 +64,13 @@ RECOVER_ADVICE = (
 )
 
 
+CHANGED_ADVICE = (
+    "The file itself is sound, but rows were removed or added outside Vendiscope. Import "
+    "the dataset again from its source under a new name (`vendiscope import PROJECT FILE "
+    "--name NAME`) and use that one."
+)
+
+
 def project_report(location: str) -> dict[str, Any]:
     """SQLite's integrity and foreign-key checks on a project, plus what it holds.
 
@@ -86,15 +93,20 @@ def project_report(location: str) -> dict[str, Any]:
             problems=health.problems,
         )
         if not health.ok:
-            info["advice"] = RECOVER_ADVICE
+            info["advice"] = RECOVER_ADVICE if not health.sound else CHANGED_ADVICE
             return info
     try:
         with Project.open(location) as project:
             info["datasets"] = len(project.datasets())
-            info["interrupted_runs"] = [
-                f"run #{run_id} ({kind}): {who} ended without closing it; marked interrupted"
-                for run_id, kind, who in close_interrupted_runs(project)
-            ]
+            info["read_only"] = project.read_only
+            info["interrupted_runs"] = (
+                []
+                if project.read_only  # nothing can be marked: the project cannot be changed
+                else [
+                    f"run #{run_id} ({kind}): {who} ended without closing it; marked interrupted"
+                    for run_id, kind, who in close_interrupted_runs(project)
+                ]
+            )
     except ProjectError as exc:
         info.update(ok=False, problems=[*info.get("problems", []), str(exc)])
         return info

@@ -37,8 +37,9 @@ def looks_like_project_file(path: str | Path) -> bool:
     )
 
 
-PROJECT_TABLES = frozenset({"datasets", "records", "vector_sets", "runs"})
-"""Tables every project has: a SQLite file holding them all is a project, whatever its name."""
+PROJECT_TABLES = frozenset({"datasets", "records", "runs"})
+"""Tables every project's schema has had: a SQLite file holding them is a project, whatever
+its name."""
 
 
 def sidecars_present(path: str | Path) -> list[Path]:

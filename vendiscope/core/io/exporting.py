@@ -213,6 +213,10 @@ def _record_run(
     rows: int,
     seconds: float,
 ) -> None:
+    """The export's run in the project; a read-only project keeps none (its manifest still
+    records where the rows came from)."""
+    if project.read_only:
+        return
     with recorded_run(
         project,
         key=f"export:{info.name}" + (f":{subset}" if subset else ""),

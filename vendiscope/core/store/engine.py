@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.pool import QueuePool
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.project_files import is_url
-from vendiscope.core.store import waiting
+from vendiscope.core.store import access, waiting
 
 BUSY_TIMEOUT_MS = waiting.TRY_MS
 """SQLite's busy wait per try; statements then wait on for another process (store/waiting.py)."""
@@ -60,13 +61,15 @@ def check_sqlite_file(path: Path) -> None:
     if not os.access(path, os.R_OK):
         raise ProjectError(f"{path}: cannot be read (permission denied)")
     try:
-        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        probe = sqlite3.connect(access.read_uri(path), uri=True)
         try:
             probe.execute("PRAGMA schema_version").fetchone()
         finally:
             probe.close()
     except sqlite3.OperationalError as exc:
-        raise ProjectError(f"{path}: cannot be read ({exc})") from exc
+        reason = access.read_only_reason(path)
+        why = f"{exc}; {reason}" if reason else str(exc)
+        raise ProjectError(f"{path}: cannot be read ({why})") from exc
     except sqlite3.DatabaseError as exc:
         raise ProjectError(
             f"{path}: is not a Vendiscope project (not an SQLite database; "
@@ -79,14 +82,14 @@ class _PatientCursor(sqlite3.Cursor):
 
     def execute(self, sql: str, parameters: Any = (), /) -> _PatientCursor:
         run = super().execute
-        waiting.patiently(lambda: run(sql, parameters), self.connection.location)
+        _writing(self.connection, lambda: run(sql, parameters))
         return self
 
     def executemany(self, sql: str, parameters: Any, /) -> _PatientCursor:
         if not isinstance(parameters, (list, tuple)):
             parameters = list(parameters)  # a retry must see every row again
         run = super().executemany
-        waiting.patiently(lambda: run(sql, parameters), self.connection.location)
+        _writing(self.connection, lambda: run(sql, parameters))
         return self
 
 
@@ -94,6 +97,8 @@ class _PatientConnection(sqlite3.Connection):
     """A project connection: its cursors and its commit wait for another writer to finish."""
 
     location = ""
+    read_only: str | None = None
+    """Why this project can only be read here (:mod:`vendiscope.core.store.access`)."""
 
     def cursor(self, factory: Any = None) -> Any:  # type: ignore[override]
         return super().cursor(factory or _PatientCursor)
@@ -105,7 +110,21 @@ class _PatientConnection(sqlite3.Connection):
         return self.cursor().executemany(sql, parameters)
 
     def commit(self) -> None:
-        waiting.patiently(super().commit, self.location)
+        _writing(self, super().commit)
+
+
+def _writing(connection: Any, statement: Any) -> None:
+    """Run ``statement`` patiently; on a project opened read-only, a write says why it cannot."""
+    try:
+        waiting.patiently(statement, connection.location)
+    except sqlite3.OperationalError as exc:
+        reason = getattr(connection, "read_only", None)
+        if reason is None or "readonly database" not in str(exc):
+            raise
+        raise ProjectError(
+            f"{connection.location}: cannot be changed here ({reason}); nothing was changed. "
+            f"{access.advice(reason)}"
+        ) from exc
 
 
 def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
@@ -119,26 +138,43 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
     cursor.close()
 
 
-def make_engine(location: str | Path) -> Engine:
-    """An engine for a project path or URL, with WAL, foreign keys and a busy timeout on SQLite."""
+def _set_read_only_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+    cursor.close()
+
+
+def make_engine(location: str | Path, *, read_only: str | None = None) -> Engine:
+    """An engine for a project path or URL, with WAL, foreign keys and a busy timeout on SQLite.
+
+    ``read_only`` (why the file can only be read here) opens it read-only: reads work and a
+    write raises a :class:`ProjectError` that gives the reason.
+    """
     if is_url(location):
-        engine = create_engine(database_url(location), pool_pre_ping=True)
+        return create_engine(database_url(location), pool_pre_ping=True)
+    path = Path(location)
+    connect_args: dict[str, Any] = {
+        "timeout": BUSY_TIMEOUT_MS / 1000,
+        "check_same_thread": False,
+        "factory": _PatientConnection,
+    }
+    if read_only is None:
+        engine = create_engine(f"sqlite:///{path}", connect_args=connect_args)
     else:
-        path = Path(location)
+        uri = access.read_uri(path)
         engine = create_engine(
-            f"sqlite:///{path}",
-            connect_args={
-                "timeout": BUSY_TIMEOUT_MS / 1000,
-                "check_same_thread": False,
-                "factory": _PatientConnection,
-            },
+            "sqlite://",
+            creator=lambda: sqlite3.connect(uri, uri=True, **connect_args),
+            poolclass=QueuePool,  # as for a file: "sqlite://" alone would mean one in memory
         )
 
-        def remember_location(dbapi_connection: Any, _record: object) -> None:
-            if isinstance(dbapi_connection, _PatientConnection):
-                dbapi_connection.location = str(path)
+    def remember_location(dbapi_connection: Any, _record: object) -> None:
+        if isinstance(dbapi_connection, _PatientConnection):
+            dbapi_connection.location = str(path)
+            dbapi_connection.read_only = read_only
 
-        event.listen(engine, "connect", remember_location)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _set_sqlite_pragmas)
+    event.listen(engine, "connect", remember_location)
+    pragmas = _set_sqlite_pragmas if read_only is None else _set_read_only_pragmas
+    event.listen(engine, "connect", pragmas)
     return engine

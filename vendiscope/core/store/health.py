@@ -6,6 +6,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vendiscope.core.store.access import read_uri
+
 # integrity_check stops after this many problems; a damaged file can report thousands.
 MAX_PROBLEMS = 100
 
@@ -18,16 +20,23 @@ class StoreHealth:
     integrity: list[str] = field(default_factory=list)
     foreign_keys: list[str] = field(default_factory=list)
     error: str | None = None
+    counts: list[str] = field(default_factory=list)
+    """Datasets whose records disagree with their recorded row count (changed outside)."""
+
+    @property
+    def sound(self) -> bool:
+        """SQLite finds the file itself intact (whatever was done to its rows)."""
+        return self.error is None and self.integrity == ["ok"] and not self.foreign_keys
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.integrity == ["ok"] and not self.foreign_keys
+        return self.sound and not self.counts
 
     @property
     def problems(self) -> list[str]:
         found = [] if self.error is None else [self.error]
         found += [line for line in self.integrity if line != "ok"]
-        return found + self.foreign_keys
+        return found + self.foreign_keys + self.counts
 
 
 def check_project_file(path: str | Path) -> StoreHealth:
@@ -41,7 +50,7 @@ def check_project_file(path: str | Path) -> StoreHealth:
     if not path.is_file():
         return StoreHealth(location, error=f"{path}: no such project file")
     try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        connection = sqlite3.connect(read_uri(path), uri=True)
     except sqlite3.Error as exc:
         return StoreHealth(location, error=f"{path}: cannot be opened ({exc})")
     try:
@@ -52,11 +61,27 @@ def check_project_file(path: str | Path) -> StoreHealth:
             f"{table} row {rowid}: no row in {parent} for foreign key #{key}"
             for table, rowid, parent, key in connection.execute("PRAGMA foreign_key_check")
         ]
+        counts = _count_mismatches(connection) if integrity == ["ok"] else []
     except sqlite3.DatabaseError as exc:
         return StoreHealth(location, error=f"{path}: cannot be checked ({exc})")
     finally:
         connection.close()
-    return StoreHealth(location, integrity, foreign_keys[:MAX_PROBLEMS])
+    return StoreHealth(location, integrity, foreign_keys[:MAX_PROBLEMS], counts=counts)
+
+
+def _count_mismatches(connection: sqlite3.Connection) -> list[str]:
+    """Each dataset's records must number its ``row_count``, at positions 0 to n - 1."""
+    rows = connection.execute(
+        "SELECT d.name, d.row_count, COUNT(r.id), MAX(r.seq) FROM datasets d "
+        "LEFT JOIN records r ON r.dataset_id = d.id GROUP BY d.id ORDER BY d.id"
+    ).fetchall()
+    found = []
+    for name, expected, held, last in rows:
+        if held != expected:
+            found.append(f"dataset '{name}': says {expected:,} rows but holds {held:,} records")
+        elif held and last != held - 1:
+            found.append(f"dataset '{name}': its records' positions have gaps")
+    return found[:MAX_PROBLEMS]
 
 
 # SQLite's words for a failure of the file itself, lower-cased, and what kind it is.

@@ -14,6 +14,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.project_files import PROJECT_TABLES
+from vendiscope.core.store.access import read_uri
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
@@ -78,7 +80,12 @@ def _schema_lock(engine: Engine) -> Iterator[None]:
 
 
 def ensure_schema(
-    engine: Engine, *, where: str, create: bool, sqlite_path: Path | None
+    engine: Engine,
+    *,
+    where: str,
+    create: bool,
+    sqlite_path: Path | None,
+    read_only: str | None = None,
 ) -> Path | None:
     """Bring the schema to the head revision. Returns the backup path when a migration ran.
 
@@ -90,11 +97,18 @@ def ensure_schema(
     if sqlite_path is not None:
         _refuse_foreign_sqlite(sqlite_path, where)
     with _schema_lock(engine):
-        return _ensure_schema(engine, where=where, create=create, sqlite_path=sqlite_path)
+        return _ensure_schema(
+            engine, where=where, create=create, sqlite_path=sqlite_path, read_only=read_only
+        )
 
 
 def _ensure_schema(
-    engine: Engine, *, where: str, create: bool, sqlite_path: Path | None
+    engine: Engine,
+    *,
+    where: str,
+    create: bool,
+    sqlite_path: Path | None,
+    read_only: str | None,
 ) -> Path | None:
     script = ScriptDirectory.from_config(alembic_config())
     head = script.get_current_head()
@@ -119,13 +133,15 @@ def _ensure_schema(
         ) from exc
     if current == head:
         return None
+    if read_only is not None:
+        raise ProjectError(
+            f"{where}: was written by an older version of Vendiscope and must be upgraded to "
+            f"open here, which changes it, but {read_only}. Copy it somewhere writable and "
+            "open the copy"
+        )
     backup = backup_sqlite(sqlite_path, current) if sqlite_path is not None else None
     upgrade(engine)
     return backup
-
-
-# Tables every Vendiscope schema has had (a newer revision keeps them).
-_OUR_TABLES = frozenset({"datasets", "records", "runs"})
 
 
 def _foreign_message(where: str, names: list[str]) -> str:
@@ -147,7 +163,7 @@ def _refuse_foreign_sqlite(path: Path, where: str) -> None:
     try:
         if not path.is_file() or path.stat().st_size == 0:
             return
-        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        probe = sqlite3.connect(read_uri(path), uri=True)
     except (OSError, sqlite3.Error):
         return
     try:
@@ -165,7 +181,7 @@ def _refuse_foreign_sqlite(path: Path, where: str) -> None:
         return
     finally:
         probe.close()
-    if not objects or tables & _OUR_TABLES:
+    if not objects or tables & PROJECT_TABLES:
         return  # empty (a new project), or ours: the ordinary checks take over
     if revision is not None and _known_revision(revision):
         return
@@ -182,7 +198,7 @@ def _known_revision(revision: str) -> bool:
 def copy_project(source: str | Path, target: str | Path) -> Path:
     """Copy a project consistently through SQLite's backup API (safe while it is open)."""
     target = Path(target)
-    reader = sqlite3.connect(f"{Path(source).resolve().as_uri()}?mode=ro", uri=True)
+    reader = sqlite3.connect(read_uri(Path(source)), uri=True)
     try:
         writer = sqlite3.connect(target)
         try:

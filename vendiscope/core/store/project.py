@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from vendiscope.core.base import project_files as files
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.project_files import PROJECT_SUFFIX, is_url
-from vendiscope.core.store import migrate
+from vendiscope.core.store import access, migrate
 from vendiscope.core.store.engine import check_sqlite_file, display_location, make_engine
 from vendiscope.core.store.models import DatasetInfo, RecordRow, RunInfo, SubsetInfo
 from vendiscope.core.store.schema import Dataset, Record, Run, Subset, SubsetMember
@@ -43,9 +43,18 @@ RECORD_COLUMNS = (
 class Project:
     """An open project. Use :meth:`create` or :meth:`open`; close it (or use ``with``)."""
 
-    def __init__(self, engine: Engine, location: str, backup: Path | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        location: str,
+        backup: Path | None = None,
+        *,
+        read_only: str | None = None,
+    ) -> None:
         self.engine = engine
         self.location = location
+        self.read_only = read_only
+        """Why this project can only be read here (None: it can be changed)."""
         self.migration_backup = backup
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._closed = False
@@ -83,14 +92,21 @@ class Project:
     @classmethod
     def _connect(cls, location: str | Path, *, create: bool) -> Project:
         where = display_location(location)
+        sqlite_path = None if is_url(location) else Path(location)
+        read_only = None
+        if sqlite_path is not None and sqlite_path.exists():
+            read_only = access.read_only_reason(sqlite_path)
+        elif sqlite_path is not None and create:
+            refused = access.folder_refuses_new_files(sqlite_path.resolve().parent)
+            if refused is not None:
+                raise ProjectError(f"{where}: cannot be created here ({refused})")
         try:
-            engine = make_engine(location)
+            engine = make_engine(location, read_only=read_only)
         except (ArgumentError, ImportError) as exc:
             raise ProjectError(f"{where}: not a usable database URL ({exc})") from exc
-        sqlite_path = None if is_url(location) else Path(location)
         try:
             backup = migrate.ensure_schema(
-                engine, where=where, create=create, sqlite_path=sqlite_path
+                engine, where=where, create=create, sqlite_path=sqlite_path, read_only=read_only
             )
         except ProjectError:
             engine.dispose()
@@ -98,7 +114,7 @@ class Project:
         except (DatabaseError, OperationalError) as exc:
             engine.dispose()
             raise ProjectError(f"{where}: cannot be opened as a project ({exc.orig})") from exc
-        return cls(engine, str(location), backup)
+        return cls(engine, str(location), backup, read_only=read_only)
 
     def close(self) -> None:
         if not self._closed:
