@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,3 +145,38 @@ def study_project(synthesis_project: Path, tmp_path: Path) -> Path:
     with Project.open(synthesis_project) as project:
         import_dataset(project, target, name="held-out")
     return synthesis_project
+
+
+def mount(*args: str) -> bool:
+    """``mount ARGS`` as root; False where this user may not mount."""
+    if os.geteuid() != 0:
+        return False
+    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def read_only_source(tmp_path: Path) -> Path:
+    """A folder holding a closed project ``p.vscope`` with a dataset ``qa`` of 12 rows."""
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.store.project import Project
+
+    folder = tmp_path / "source"
+    folder.mkdir()
+    with Project.create(folder / "p.vscope") as project:
+        import_dataset(project, write_jsonl(tmp_path / "qa.jsonl", qa_rows(12)), name="qa")
+    return folder
+
+
+@pytest.fixture
+def read_only(read_only_source: Path, tmp_path: Path) -> Iterator[Path]:
+    """That project seen through a read-only bind mount (root only, else the test skips)."""
+    place = tmp_path / "ro"
+    place.mkdir()
+    if not mount("--bind", str(read_only_source), str(place)):
+        pytest.skip("a read-only bind mount needs root")
+    try:
+        if not mount("-o", "remount,bind,ro", str(place)):
+            pytest.skip("this system refused to make the bind mount read-only")
+        yield place / "p.vscope"
+    finally:
+        subprocess.run(["umount", str(place)], check=False)

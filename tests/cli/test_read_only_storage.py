@@ -8,7 +8,6 @@ mount, a full disk a 1 MiB tmpfs filled up: both need root (as CI runs), else th
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,51 +15,21 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import qa_rows, table_counts, write_jsonl
+from tests.conftest import mount, table_counts
 from vendiscope.cli import app
-from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store.project import Project
 
 runner = CliRunner()
 
 
-def mount(*args: str) -> bool:
-    if os.geteuid() != 0:
-        return False
-    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
-
-
 @pytest.fixture
-def source(tmp_path: Path) -> Path:
-    folder = tmp_path / "source"
-    folder.mkdir()
-    with Project.create(folder / "p.vscope") as project:
-        import_dataset(project, write_jsonl(tmp_path / "qa.jsonl", qa_rows(12)), name="qa")
-    return folder
-
-
-@pytest.fixture
-def read_only(source: Path, tmp_path: Path) -> Iterator[Path]:
-    place = tmp_path / "ro"
-    place.mkdir()
-    if not mount("--bind", str(source), str(place)):
-        pytest.skip("a read-only bind mount needs root")
-    try:
-        if not mount("-o", "remount,bind,ro", str(place)):
-            pytest.skip("this system refused to make the bind mount read-only")
-        yield place / "p.vscope"
-    finally:
-        subprocess.run(["umount", str(place)], check=False)
-
-
-@pytest.fixture
-def full_disk(source: Path, tmp_path: Path) -> Iterator[Path]:
+def full_disk(read_only_source: Path, tmp_path: Path) -> Iterator[Path]:
     place = tmp_path / "full"
     place.mkdir()
     if not mount("-t", "tmpfs", "-o", "size=1M", "tmpfs", str(place)):
         pytest.skip("mounting a tmpfs needs root")
     try:
-        (place / "p.vscope").write_bytes((source / "p.vscope").read_bytes())  # not open
+        (place / "p.vscope").write_bytes((read_only_source / "p.vscope").read_bytes())  # not open
         with (place / "filler").open("wb") as filler, pytest.raises(OSError):
             while True:
                 filler.write(b"\0" * 65536)
@@ -84,9 +53,9 @@ def reads_work(project: Path, tmp_path: Path) -> None:
 
 
 def test_a_project_on_read_only_storage_is_read_and_not_changed(
-    read_only: Path, source: Path, tmp_path: Path
+    read_only: Path, read_only_source: Path, tmp_path: Path
 ) -> None:
-    before = table_counts(source / "p.vscope")
+    before = table_counts(read_only_source / "p.vscope")
     reads_work(read_only, tmp_path)
     doctor = cli("doctor", read_only, "--json")
     assert doctor.exit_code == 0, doctor.output
@@ -97,7 +66,7 @@ def test_a_project_on_read_only_storage_is_read_and_not_changed(
     assert "cannot be changed here (it is on read-only storage); nothing was changed" in (
         changed.output
     )
-    assert table_counts(source / "p.vscope") == before
+    assert table_counts(read_only_source / "p.vscope") == before
 
 
 def test_a_project_on_a_full_disk_is_read_and_says_the_disk_is_full(

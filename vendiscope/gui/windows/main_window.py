@@ -144,8 +144,12 @@ class MainWindow(QMainWindow):
     def _project_state_changed(self) -> None:
         is_open = self.document.is_open
         location = self.document.location
-        self.setWindowTitle(f"{Path(location).name} — Vendiscope" if location else "Vendiscope")
-        self.project_label.setText(location or "No project open")
+        read_only = self.document.project.read_only if is_open else None
+        shown = f"{Path(location).name}{' (read-only)' if read_only else ''}" if location else ""
+        self.setWindowTitle(f"{shown} — Vendiscope" if location else "Vendiscope")
+        self.project_label.setText(
+            f"{location} — read-only: {read_only}" if read_only else location or "No project open"
+        )
         self.project_label.setToolTip(plain_tip(location))
         self.start_page.set_recent(self.settings.recent_projects())
         self.actions_.update_enabled(is_open)
