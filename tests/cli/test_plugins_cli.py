@@ -137,7 +137,7 @@ def test_params_are_typed_for_every_command(tmp_path: Path, project: Path) -> No
     bad = [
         (("import", project, source, "-p", "encoding=latin-1", "-p", "depth=2"),
          "--param depth: no such parameter of importer 'jsonl' (parameters: encoding, "
-         "max_row_bytes, max_field_bytes, max_depth)"),
+         "max_row_bytes, max_field_bytes, max_depth, max_gzip_ratio, max_gzip_bytes)"),
         (("import", project, tmp_path / "x.parquet", "--dry-run", "-p", "batch_size=0"),
          "--param batch_size: expected an integer >= 1, got '0'"),
         (("export", project, "d", tmp_path / "out.parquet", "-p", "compression=fast"),

@@ -10,8 +10,11 @@ from vendiscope.cli._commands import app
 
 
 def main() -> None:
-    """Entry point of the ``vendiscope`` script."""
-    app()
+    """Entry point of the ``vendiscope`` script: Ctrl-C always ends it (:mod:`._interrupt`)."""
+    from vendiscope.cli._interrupt import stop_guard
+
+    with stop_guard():
+        app()
 
 
 __all__ = ["app", "main"]

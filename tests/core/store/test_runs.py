@@ -64,3 +64,8 @@ def test_failed_and_cancelled_runs_are_closed_with_their_status(project) -> None
         raise KeyboardInterrupt
     assert project.run(interrupted.id).status == "cancelled"
     assert [r.status for r in project.runs()] == ["failed", "cancelled", "failed", "cancelled"]
+
+    # Ctrl-C is a cancel for every run, with no token or ``stopped`` (a CLI command's runs)
+    with pytest.raises(KeyboardInterrupt), _record(project) as ctrl_c:
+        raise KeyboardInterrupt
+    assert project.run(ctrl_c.id).status == "cancelled"

@@ -180,10 +180,11 @@ def recorded_run(
     """Record the work done in the block as a run: started, then finished or failed.
 
     The block calls :meth:`RecordedRun.finish` with the run's result; an exception closes
-    the run ``failed`` (``cancelled`` when ``cancel`` — a CancelToken — was cancelled, or
-    when ``stopped(error)`` says so) and goes on. A block that ends without calling
-    ``finish`` closes the run ``complete`` without a result. ``started`` (a
-    ``time.perf_counter()`` reading) is when the job began, for its timing (default: now).
+    the run ``failed`` (``cancelled`` when ``cancel`` — a CancelToken — was cancelled, on
+    Ctrl-C (:class:`KeyboardInterrupt`), or when ``stopped(error)`` says so) and goes on. A
+    block that ends without calling ``finish`` closes the run ``complete`` without a result.
+    ``started`` (a ``time.perf_counter()`` reading) is when the job began, for its timing
+    (default: now).
     The one place runs are opened and closed around work::
 
         with recorded_run(project, key=..., kind="map", ...) as run:
@@ -199,6 +200,7 @@ def recorded_run(
         yield run
     except BaseException as error:
         cancelled = bool(cancel is not None and cancel.cancelled)
+        cancelled = cancelled or isinstance(error, KeyboardInterrupt)
         if stopped is not None and not cancelled:
             cancelled = stopped(error)
         fail_run(project, run.id, error, cancelled=cancelled, started=run.started)

@@ -163,32 +163,68 @@ PIECE_BYTES = 1024 * 1024
 """How much of an over-long line is read at a time while stepping over it."""
 
 
+BUFFER_BYTES = 256 * 1024
+"""What a line reader buffers: a run of blank lines is stepped over this much at a time."""
+
+
 class Readable(Protocol):
-    """A binary stream that reads lines of at most ``size`` bytes."""
+    """A buffered binary stream (``io.BufferedReader``): lines, a look ahead, reads."""
 
     def readline(self, size: int = -1, /) -> bytes: ...
 
+    def peek(self, size: int = 0, /) -> bytes: ...
 
-def bounded_lines(handle: Readable, limit: int) -> Iterator[tuple[bytes | None, int]]:
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+def skip_blank_lines(handle: Readable) -> tuple[int, int]:
+    """Step over the whole blank lines at the stream's position; ``(bytes, lines)`` skipped.
+
+    Works on the stream's buffer a buffer at a time (a run of a gigabyte of newlines costs
+    what reading it does, not a Python step per line). A blank line cut by the end of the
+    buffer is left for ``readline``.
+    """
+    skipped = lines = 0
+    while True:
+        ahead = handle.peek(1)
+        blank = len(ahead) - len(ahead.lstrip())  # ASCII whitespace, as in a blank line
+        end = ahead.rfind(b"\n", 0, blank) + 1
+        if not end:
+            return skipped, lines
+        lines += ahead.count(b"\n", 0, end)
+        skipped += len(handle.read(end))
+        if blank < len(ahead):
+            return skipped, lines
+
+
+def bounded_lines(
+    handle: Readable, limit: int, *, skip_blank: bool = False
+) -> Iterator[tuple[int, bytes | None, int]]:
     """The lines of a binary stream, never holding more than ``limit + 1`` bytes of one.
 
-    Yields each line with its ending, or ``None`` for a line longer than ``limit`` bytes
-    (not counting its final newline), with the bytes consumed so far. Only when the caller
-    asks for the next line is the rest of a long one read, in pieces of
-    :data:`PIECE_BYTES` without keeping them, to its newline: a caller that stops at the
-    long line stops at once, and one that goes on is back in step on the next line.
+    Yields each line's number (from 1), the line with its ending, or ``None`` for a line
+    longer than ``limit`` bytes (not counting its final newline), and the bytes consumed
+    so far. Only when the caller asks for the next line is the rest of a long one read, in
+    pieces of :data:`PIECE_BYTES` without keeping them, to its newline: a caller that stops
+    at the long line stops at once, and one that goes on is back in step on the next line.
+    ``skip_blank``: runs of blank lines are stepped over (:func:`skip_blank_lines`), still
+    counted in the numbers; a blank line may still be yielded.
     """
-    consumed = 0
+    consumed = number = 0
     while True:
+        if skip_blank:
+            skipped, lines = skip_blank_lines(handle)
+            consumed, number = consumed + skipped, number + lines
         line = handle.readline(limit + 1)
         if not line:
             return
         consumed += len(line)
+        number += 1
         if len(line) <= limit or line.endswith(b"\n"):
-            yield line, consumed
+            yield number, line, consumed
             continue
         del line
-        yield None, consumed
+        yield number, None, consumed
         while True:
             piece = handle.readline(PIECE_BYTES)
             consumed += len(piece)

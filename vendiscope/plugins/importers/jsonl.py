@@ -7,13 +7,15 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
 from vendiscope.api import BadRow, Importer, InputError, Location, SourceInfo, SourceRow
 from vendiscope.plugins.importers._common import (
+    BUFFER_BYTES,
     SNIFF_BYTES,
+    Readable,
     bounded_lines,
     canonical_encoding,
     check_file,
@@ -21,13 +23,18 @@ from vendiscope.plugins.importers._common import (
     decode_line,
     strip_bom,
 )
+from vendiscope.plugins.importers._gzip import open_bounded
 from vendiscope.plugins.importers._json import parse_row
 from vendiscope.plugins.importers.limits import (
     MAX_DEPTH,
     MAX_FIELD_BYTES,
+    MAX_GZIP_BYTES,
+    MAX_GZIP_RATIO,
     MAX_ROW_BYTES,
     Depth,
     FieldBytes,
+    GzipBytes,
+    GzipRatio,
     Limits,
     RowBytes,
     RowProblem,
@@ -57,7 +64,9 @@ class JsonlImporter(Importer):
     Memory is bounded by ``max_row_bytes``: a longer line is stepped over in pieces and
     reported as a :class:`BadRow`, as is a row nested deeper than ``max_depth``, a string
     longer than ``max_field_bytes`` or a string holding NUL (see
-    :mod:`vendiscope.plugins.importers.limits`). Blank lines are skipped but counted, so
+    :mod:`vendiscope.plugins.importers.limits`). A ``.gz`` file that decompresses to more
+    than ``max_gzip_ratio`` times its size, or ``max_gzip_bytes``, is refused (a compression
+    bomb). Blank lines are skipped (runs of them a buffer at a time) but counted, so
     :attr:`SourceRow.number` is the physical line number. ``position`` is the number of
     (compressed) bytes consumed so far; :meth:`inspect` gives the file size as the total.
 
@@ -65,7 +74,7 @@ class JsonlImporter(Importer):
     ----------
     encoding
         The text encoding of the file; it must be ASCII-compatible.
-    max_row_bytes, max_field_bytes, max_depth
+    max_row_bytes, max_field_bytes, max_depth, max_gzip_ratio, max_gzip_bytes
         The input limits (:mod:`vendiscope.plugins.importers.limits`).
     """
 
@@ -75,11 +84,15 @@ class JsonlImporter(Importer):
         max_row_bytes: RowBytes = MAX_ROW_BYTES,
         max_field_bytes: FieldBytes = MAX_FIELD_BYTES,
         max_depth: Depth = MAX_DEPTH,
+        max_gzip_ratio: GzipRatio = MAX_GZIP_RATIO,
+        max_gzip_bytes: GzipBytes = MAX_GZIP_BYTES,
     ) -> None:
         self.encoding = encoding
         self.max_row_bytes = max_row_bytes
         self.max_field_bytes = max_field_bytes
         self.max_depth = max_depth
+        self.max_gzip_ratio = max_gzip_ratio
+        self.max_gzip_bytes = max_gzip_bytes
 
     def inspect(self, path: Path) -> SourceInfo:
         """File size in bytes as the progress total; rows are counted in lines."""
@@ -93,10 +106,10 @@ class JsonlImporter(Importer):
         self._check(path)
         encoding = canonical_encoding(self.encoding, path)
         limits = Limits(self.max_row_bytes, self.max_field_bytes, self.max_depth)
-        with _open_stream(path) as (stream, where):
-            lines = bounded_lines(stream, limits.row_bytes)
+        with self._open_stream(path) as (stream, where):
+            lines = bounded_lines(stream, limits.row_bytes, skip_blank=True)
             try:
-                for number, (raw, consumed) in enumerate(lines, start=1):
+                for number, raw, consumed in lines:
                     position = consumed if where is None else where()
                     if raw is None:
                         message = row_message("line", None, limits.row_bytes)
@@ -128,6 +141,17 @@ class JsonlImporter(Importer):
         check_text_sample(sample, encoding, path)
         return size
 
+    @contextmanager
+    def _open_stream(self, path: Path) -> Iterator[tuple[Readable, Callable[[], int] | None]]:
+        """Open ``path`` as a buffered binary stream, with a callable giving the compressed
+        bytes read (None for a plain file: the bytes of the lines read are the position)."""
+        with path.open("rb", buffering=BUFFER_BYTES) as raw:
+            if is_gzip(path):
+                with open_bounded(raw, path, self.max_gzip_ratio, self.max_gzip_bytes) as unzipped:
+                    yield unzipped, raw.tell
+            else:
+                yield raw, None
+
 
 def _parse_line(
     raw: bytes, number: int, encoding: str, position: int, limits: Limits
@@ -153,17 +177,3 @@ def _parse_line(
             position=position,
         )
     return SourceRow(number=number, data=value, position=position)
-
-
-@contextmanager
-def _open_stream(path: Path) -> Iterator[tuple[IO[bytes], Callable[[], int] | None]]:
-    """Open ``path`` as a binary stream, with a callable giving the compressed bytes read.
-
-    That callable is None for a plain file: the bytes of the lines read are the position.
-    """
-    with path.open("rb") as raw:
-        if is_gzip(path):
-            with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
-                yield unzipped, raw.tell
-        else:
-            yield raw, None

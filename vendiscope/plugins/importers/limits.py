@@ -20,6 +20,19 @@ options in the app), so a user can raise one for a source that needs it:
     ``{"a": [1]}`` is 2 levels deep. At most :data:`DEPTH_CEILING`: deeper rows could not be
     stored.
 
+A compressed source (``.jsonl.gz``) is read within two more, so that a small file cannot
+make the reader work for hours (1 MB of gzip holds 1 GiB of newlines):
+
+``max_gzip_ratio``
+    What the file may decompress to, as a multiple of its size on disk; a small file may
+    always decompress to :data:`GZIP_FLOOR_BYTES`. Text data compresses 4 to 10 times, rows
+    repeating a long prompt around 100 times; a gzip bomb about 1,000 times.
+``max_gzip_bytes``
+    What any file may decompress to, whatever its size.
+
+A source over either is refused as a whole (it is no bad row): the import stops, and
+nothing of it is imported.
+
 A row over a limit is a :class:`~vendiscope.core.plugins.interfaces.BadRow` naming the row
 and, where there is one, the field: the import stops on it, or skips and reports it with
 ``--skip-bad``. So is a NUL byte in the text of a text source (JSON Lines, JSON, CSV/TSV, a
@@ -46,6 +59,15 @@ MAX_FIELD_BYTES = 64 * MiB
 MAX_DEPTH = 64
 """Default of ``max_depth``: the deepest nesting of lists and objects in a row."""
 
+MAX_GZIP_RATIO = 200
+"""Default of ``max_gzip_ratio``: decompressed bytes per byte of a ``.gz`` file."""
+
+MAX_GZIP_BYTES = 64 * 1024 * MiB
+"""Default of ``max_gzip_bytes``: the most a ``.gz`` file may decompress to (64 GiB)."""
+
+GZIP_FLOOR_BYTES = 64 * MiB
+"""What a ``.gz`` file may always decompress to, whatever its size (up to ``max_gzip_bytes``)."""
+
 DEPTH_CEILING = 200
 """The highest ``max_depth`` accepted: stored rows are written as JSON by orjson, which
 stops at 254 levels (the stored form may add one)."""
@@ -67,6 +89,13 @@ Depth = Annotated[
     "Deepest nesting of lists and objects in a row (the row is level 1); "
     "a deeper row is a bad row.",
 ]
+
+GzipRatio = Annotated[
+    int,
+    Range(1),
+    "Most a .gz file may decompress to, as a multiple of its size (a compression bomb is refused).",
+]
+GzipBytes = Annotated[int, Range(1), "Most a .gz file may decompress to, in bytes."]
 
 NUL_MESSAGE = "holds a NUL byte (binary data or a damaged file, not text)"
 
@@ -109,6 +138,21 @@ def field_message(length: int, limit: int) -> str:
     return (
         f"the value is {length:,} bytes long, over the limit of {limit:,} bytes "
         "(importer option max_field_bytes)"
+    )
+
+
+def gzip_bound(size: int, ratio: int, cap: int) -> tuple[int, str]:
+    """The most a ``.gz`` file of ``size`` bytes may decompress to, and the message when it
+    decompresses to more (the limits are ``max_gzip_ratio`` and ``max_gzip_bytes``)."""
+    allowed = max(GZIP_FLOOR_BYTES, ratio * size)
+    if allowed <= cap:
+        return allowed, (
+            f"decompresses to more than {ratio:,} times its size (a compression bomb?); "
+            "nothing was imported (importer option max_gzip_ratio)"
+        )
+    return cap, (
+        f"decompresses to more than {cap:,} bytes; nothing was imported "
+        "(importer option max_gzip_bytes)"
     )
 
 
