@@ -127,6 +127,7 @@ from vendiscope.core.plugins.params import (
     describe_params,
 )
 from vendiscope.core.studies.answers import final_answer, same_answer
+from vendiscope.core.views.colouring import DISTINCT_COLOURS, default_map_colour
 from vendiscope.core.views.missing import NotComputed
 from vendiscope.core.views.protocol import (
     MAX_CONTRIBUTION_SOURCES,
@@ -141,6 +142,7 @@ __all__ = [
     "API_VERSION",
     "CHART_KINDS",
     "CHART_SCHEMA_VERSION",
+    "DISTINCT_COLOURS",
     "KINDS",
     "MAX_CONTRIBUTION_SOURCES",
     "METRIC_TITLES",
@@ -193,6 +195,7 @@ __all__ = [
     "View",
     "ViewData",
     "coerce_params",
+    "default_map_colour",
     "describe_params",
     "final_answer",
     "representative_order",

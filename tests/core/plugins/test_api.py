@@ -9,11 +9,12 @@ import vendiscope.api as api
 from vendiscope.core.base import errors, jobs, text
 from vendiscope.core.plugins import PluginRegistry, charts, interfaces, manifest, params
 from vendiscope.core.studies import answers
-from vendiscope.core.views import missing, protocol
+from vendiscope.core.views import colouring, missing, protocol
 
 
 def test_the_facade_re_exports_the_real_objects() -> None:
-    homes = (charts, errors, jobs, interfaces, manifest, params, missing, protocol, text, answers)
+    homes = (charts, errors, jobs, interfaces, manifest, params, missing, protocol, text, answers,
+             colouring)  # fmt: skip
     for name in api.__all__:
         value = getattr(api, name)
         assert any(getattr(home, name, None) is value for home in homes), name

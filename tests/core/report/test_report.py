@@ -127,6 +127,11 @@ def test_html_report_holds_the_numbers_and_charts(project: Project, tmp_path: Pa
     assert len(images) == len(sections)
     assert all(v.startswith("data:image/png;base64,iVBORw0KGgo") for v in images)
     assert "not computed" not in text
+    stamp = result.numbers["generated_at"]  # ISO 8601 in the numbers; for people on the page
+    flat = " ".join(text.split())
+    assert re.search(r"generated \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC by", flat)
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", text)
+    assert ("time", "datetime", stamp) in page.attributes
 
     svg = write_report(project, "pool", tmp_path / "audit-svg.html", images="svg")
     images = [v for t, n, v in parse(svg.destination.read_text()).attributes if n == "src"]

@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from tests.core.views._readable import cut_texts, drawn, hidden_entries
 from tests.core.views.test_views import build_audited
 from vendiscope.core.base.errors import PluginRuntimeError
 from vendiscope.core.plugins import default_registry
 from vendiscope.core.report.build import audit_charts, audit_numbers
 from vendiscope.core.report.charts import GatheredViewData
+from vendiscope.core.report.html import CHART_SIZE
 from vendiscope.core.store.project import Project
 from vendiscope.core.views import build as views_build
 from vendiscope.core.views.data import ViewInput
@@ -94,3 +96,17 @@ def test_gathered_view_data_keeps_the_reports_contributions(project: Project) ->
                  metric="gvendi")  # fmt: skip
     fresh = views_build.build_view(project, "composition", "pool", {"metric": "gvendi"}).chart
     assert both == fresh and len(both["series"]) == 2
+
+
+def test_the_reports_charts_show_every_label_and_legend_entry(project: Project) -> None:
+    """Drawn as the report draws them (900 x 520 at 150 dpi): no text cut at the image's
+    edge, every legend entry's line or bar on the plot (a reference that a run follows
+    included)."""
+    numbers = audit_numbers(project, "pool", target="bench")
+    charts = audit_charts(project, "pool", numbers)
+    assert "selections" in charts
+    for section, chart in charts.items():
+        figure, renderer, pixels = drawn(chart, *CHART_SIZE, 150)
+        assert cut_texts(figure, renderer) == [], section
+        if chart["kind"] in ("line", "bar"):
+            assert hidden_entries(figure, pixels) == [], section

@@ -10,6 +10,7 @@ from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
 from vendiscope.core.neighbors.index import build_index
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY, check_min_similarity
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
@@ -29,7 +30,7 @@ class CoverageReport:
 
     ``nearest[i]`` is the train position nearest to target position ``i`` and
     ``similarities[i]`` its cosine similarity; a target record is covered when that is
-    ``>= radius``.
+    ``>= radius`` (the minimum similarity: ``--min-similarity``, a cosine, not a distance).
     """
 
     train_dataset: str
@@ -45,6 +46,11 @@ class CoverageReport:
     train_subset: str | None = None
     computed_on: str = ""
     """Both datasets' vectors, as :func:`vendiscope.core.vectors.resolve.describe` says."""
+
+    @property
+    def min_similarity(self) -> float:
+        """The least cosine similarity that covers a target record (``radius``, its old name)."""
+        return self.radius
 
     @property
     def n_targets(self) -> int:
@@ -82,7 +88,8 @@ class CoverageReport:
             "target_dataset": self.target_dataset,
             "target_vector_set": self.target_vector_set,
             "computed_on": self.computed_on,
-            "radius": self.radius,
+            "min_similarity": self.radius,
+            "radius": self.radius,  # its old name, kept for readers of earlier output
             "targets": self.n_targets,
             "covered": self.covered,
             "fraction": round(self.fraction, 6),
@@ -99,7 +106,7 @@ def coverage(
     target_dataset: str,
     target_vector_set: str | None,
     *,
-    radius: float = 0.8,
+    radius: float = DEFAULT_MIN_SIMILARITY,
     train_subset: str | None = None,
     index: str = "auto",
     device: str = "auto",
@@ -108,7 +115,8 @@ def coverage(
 ) -> CoverageReport:
     """For each target record, its nearest train record and their cosine similarity.
 
-    A target record is *covered* when that similarity is ``>= radius``. Both vector sets must
+    A target record is *covered* when that similarity is ``>= radius``, the minimum
+    similarity (:mod:`.options`; a cosine similarity, not a distance). Both vector sets must
     come from the same model (``params["model_id"]``) and have the same dimension. With
     ``train_subset``, only that subset of the train dataset counts as training data (e.g.
     how well a selection covers the full data). Records a run (kind ``coverage``).
@@ -118,8 +126,7 @@ def coverage(
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
-    if not -1.0 <= radius <= 1.0:
-        raise VendiscopeError(f"radius must be a cosine similarity in [-1, 1], got {radius}")
+    radius = check_min_similarity(radius)
     train = resolve_vector_set(project, train_dataset, train_vector_set)
     target = resolve_vector_set(project, target_dataset, target_vector_set)
     _check_comparable(train_dataset, train, target_dataset, target)
@@ -175,7 +182,8 @@ def coverage(
         if mapping is not None:
             nearest = np.where(nearest >= 0, mapping[np.maximum(nearest, 0)], -1)
         computed_on = (
-            f"train {resolve.describe(train)}, target {resolve.describe(target)}, run {run.id}"
+            f"training dataset '{train_dataset}': {resolve.describe(train)}; target dataset "
+            f"'{target_dataset}': {resolve.describe(target)}; run {run.id}"
         )
         report = CoverageReport(
             train_dataset, train.name, target_dataset, target.name, radius, nearest, sims,

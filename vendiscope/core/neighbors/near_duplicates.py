@@ -10,6 +10,7 @@ from vendiscope.core.base.errors import ProjectError, VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
 from vendiscope.core.neighbors.index import normalized
+from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import SubsetInfo
 from vendiscope.core.store.project import Project
@@ -101,7 +102,7 @@ def find_near_duplicates(
     dataset: str,
     vector_set: str | None = None,
     *,
-    threshold: float = 0.95,
+    threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
     k: int = 20,
     save: bool = True,
     overwrite: bool = False,

@@ -27,6 +27,7 @@ from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY, check_min_similarity
 from vendiscope.core.report.charts import MAX_POINTS, audit_charts
 from vendiscope.core.report.compute import COMPUTE_STEPS, compute_missing
 from vendiscope.core.report.html import IMAGE_FORMATS, chart_image, report_html
@@ -58,7 +59,7 @@ def write_report(
     format: str | None = None,
     force: bool = False,
     target: str | None = None,
-    radius: float = 0.8,
+    radius: float = DEFAULT_MIN_SIMILARITY,
     target_vector_set: str | None = None,
     vector_set: str | None = None,
     compute: Sequence[str] = (),
@@ -87,8 +88,7 @@ def write_report(
         raise ProjectError(f"format must be one of {', '.join(FORMATS)}; got '{chosen}'")
     if images not in IMAGE_FORMATS:
         raise ProjectError(f"images must be one of {', '.join(IMAGE_FORMATS)}; got '{images}'")
-    if not -1.0 <= radius <= 1.0:
-        raise ProjectError(f"radius must be a cosine similarity in [-1, 1]; got {radius}")
+    radius = check_min_similarity(radius)  # before any work
     check_destination(destination, force=force)
     project.dataset(dataset)
     computed = []

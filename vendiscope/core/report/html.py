@@ -129,6 +129,25 @@ def _records(records: Sequence[dict[str, Any]]) -> str:
     )
 
 
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _when(stamp: str) -> str:
+    """An ISO 8601 time for people: ``5 Dec 2026, 14:03 UTC`` (the ISO text stays in the
+    ``datetime`` attribute of a ``<time>`` element and in the JSON report)."""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return _e(stamp)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    zone = " UTC" if moment.tzinfo is not None else ""
+    shown = f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}, {moment:%H:%M}{zone}"
+    return f'<time datetime="{_e(stamp)}">{shown}</time>'
+
+
 def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> str:
     """The report page: ``numbers`` from :func:`audit_numbers`, ``images`` by section
     (``{"src": data URI, "alt": text}``). Every dataset-derived string is escaped."""
@@ -143,7 +162,7 @@ def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> s
         f"<style>{_CSS}</style></head><body>",
         f"<h1>Diversity audit of {_e(numbers['dataset'])}</h1>",
         f'<p class="meta">{_num(numbers["records"])} records · project {_e(numbers["project"])}'
-        f" · source {_e(numbers['source_uri'])} · generated {_e(numbers['generated_at'])} by "
+        f" · source {_e(numbers['source_uri'])} · generated {_when(numbers['generated_at'])} by "
         f"Vendiscope {_e(numbers['vendiscope'])}</p>",
     ]
     parts += _headline_html(numbers, h, images)

@@ -9,9 +9,16 @@ inside a ``rc_context``. Safe from worker threads and under any matplotlib backe
 Style: dark text on a light background; categories take colours from a fixed
 colour-blind-friendly palette (in order of size, so colours are stable for a chart);
 numbers on a colour scale use viridis with a colour bar; scatters of many points are
-rasterised (an SVG of 100,000 points stays small). A series or category whose name is in
-parentheses — ``"(random)"``, ``"(not in subset)"`` — is a reference or background: drawn in
-grey, beneath the others (lines dashed).
+rasterised (an SVG of 100,000 points stays small). Colours never repeat: with more
+categories than the palette has colours, the largest keep a colour and the rest are drawn
+as one darker grey "other" entry, and the legend says so. A series or category whose name
+is in parentheses — ``"(random)"``, ``"(not in subset)"`` — is a reference or background:
+grey (points beneath the others; lines dashed and on top, so a series that follows a
+reference line cannot hide it, and a series identical to one says so in the legend).
+
+Everything a reader needs stays inside the image: legends sit beside the axes (in columns
+when tall), an axis label longer than its axis is wrapped, long rotated tick labels are
+shortened. :func:`build_figure` measures the laid-out figure once to make sure.
 
 Text from datasets is drawn literally: ``$`` never starts matplotlib's math mode.
 """
@@ -26,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.base.text import printable_tree
+from vendiscope.core.base.text import printable_tree, shown_path
 from vendiscope.core.plugins.charts import DEFAULT_BINS, validate_chart
 
 if TYPE_CHECKING:
@@ -51,11 +58,15 @@ PALETTE = (
 """Categorical colours, in order (Okabe-Ito first, then Tol's muted colours)."""
 BACKGROUND = "#B8B8B8"
 """Colour of reference/background series and categories (names in parentheses)."""
+OTHER = "#7A7A7A"
+"""Colour of the categories beyond the palette, drawn together as one "other" entry."""
 COLORMAP = "viridis"
 TEXT = "#1A1A1A"
 GRID = "#E3E3E3"
 MAX_LEGEND = 12
-"""More categories than this get no legend (the title or the GUI names them)."""
+"""More series than this get no legend (categories are capped at the palette instead)."""
+INSIDE_LEGEND = 5
+"""Legends of at most this many entries (not a map's) go inside the axes, where they fit."""
 MAX_TICK_LABELS = 60
 RASTERIZE_ABOVE = 2_000
 """Scatters with more points than this are drawn as an embedded image in SVG."""
@@ -139,7 +150,8 @@ def save_chart(
     chosen = format or destination.suffix.lower().lstrip(".")
     if chosen not in FORMATS:
         raise ValueError(
-            f"{destination}: cannot tell the image format from the suffix; use .png or .svg"
+            f"{shown_path(destination)}: cannot tell the image format from the suffix; "
+            "use .png or .svg"
         )
     check_destination(destination, force=force)
     data = render_chart(chart, chosen, width=width, height=height, dpi=dpi)
@@ -165,7 +177,54 @@ def build_figure(chart: dict[str, Any], *, width: int = WIDTH, height: int = HEI
     if not drawn:
         axes.text(0.5, 0.5, "no data", transform=axes.transAxes, ha="center", va="center",
                   color="#777777")  # fmt: skip
+    _fit(figure, axes)
     return figure
+
+
+def _fit(figure: Figure, axes: Axes) -> None:
+    """Lay the figure out once and fold what would not fit: an axis label longer than its
+    axis, a title wider than the figure, a legend taller than the figure (more columns)."""
+    figure.draw_without_rendering()
+    box = figure.bbox
+    label = axes.yaxis.label
+    if label.get_text():
+        room = min(axes.bbox.height, box.height) * 0.95
+        tall = label.get_window_extent().height
+        if tall > room:
+            label.set_text(_fold(label.get_text(), tall / room))
+    label = axes.xaxis.label
+    if label.get_text():
+        room = box.width * 0.95
+        wide = label.get_window_extent().width
+        if wide > room:
+            label.set_text(_fold(label.get_text(), wide / room))
+    title = axes.title
+    extent = title.get_window_extent()
+    if extent.x1 > box.x1:
+        room = box.x1 - extent.x0
+        columns = max(12, int(max(len(t) for t in title.get_text().split("\n")) * room
+                              / extent.width) - 1)  # fmt: skip
+        title.set_text("\n".join(textwrap.wrap(title.get_text().replace("\n", " "), columns)[:3]))
+    legend = axes.get_legend()
+    if legend is not None:
+        handles, labels, outside, kwargs = legend.vendiscope_args  # type: ignore[attr-defined]
+        extent = legend.get_window_extent()
+        if not outside and not _inside(extent, axes.bbox):
+            _place_legend(axes, handles, labels, outside=True, **kwargs)
+        elif extent.height > box.height * 0.95:
+            columns = math.ceil(extent.height / (box.height * 0.9))
+            _place_legend(axes, handles, labels, outside=True, columns=columns, **kwargs)
+
+
+def _inside(extent: Any, box: Any) -> bool:
+    return (extent.x0 >= box.x0 and extent.y0 >= box.y0 and extent.x1 <= box.x1
+            and extent.y1 <= box.y1)  # fmt: skip
+
+
+def _fold(text: str, factor: float) -> str:
+    """``text`` in lines about ``factor`` times shorter."""
+    lines = math.ceil(factor)
+    return "\n".join(textwrap.wrap(text, max(8, math.ceil(len(text) / lines) + 2)))
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -193,7 +252,8 @@ def _short(label: str, width: int = LABEL_WIDTH) -> str:
 
 
 def _colors(names: Sequence[str]) -> dict[str, str]:
-    """Palette colours for ``names`` in order, grey for background names."""
+    """Palette colours for ``names`` in order, grey for background names (the palette is
+    never cycled here: callers with more names than colours group the rest as "other")."""
     out: dict[str, str] = {}
     position = 0
     for name in names:
@@ -207,7 +267,30 @@ def _colors(names: Sequence[str]) -> dict[str, str]:
 
 def _legend(axes: Axes, count: int, **kwargs: Any) -> None:
     if 1 < count <= MAX_LEGEND:
-        axes.legend(loc="best", markerscale=kwargs.pop("markerscale", 1.0), **kwargs)
+        handles, labels = axes.get_legend_handles_labels()
+        _place_legend(axes, handles, labels, outside=count > INSIDE_LEGEND, **kwargs)
+
+
+def _place_legend(axes: Axes, handles: list[Any], labels: list[str], *, outside: bool,
+                  columns: int = 1, **kwargs: Any) -> None:  # fmt: skip
+    """A small legend where it hides the least data inside the axes; a larger one (and a
+    map's) beside the axes, top-aligned, where the constrained layout makes room for it.
+    :func:`_fit` moves an inside legend that does not fit outside, and gives an outside
+    one taller than the figure more columns."""
+    where: dict[str, Any] = (
+        {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0}
+        if outside
+        else {"loc": "best"}
+    )
+    legend = axes.legend(handles, labels, ncols=columns, **where, **kwargs)
+    legend.vendiscope_args = (handles, labels, outside, kwargs)  # type: ignore[attr-defined]
+
+
+def _tick_width(height: int, dpi: int) -> int:
+    """Characters of a rotated (60 degrees) tick label that take at most a third of the
+    figure's height (a 9-point character is about 5.5 points wide)."""
+    per_character = 5.5 * dpi / 72 * math.sin(math.radians(60))
+    return max(10, min(LABEL_WIDTH, int(height / 3 / per_character)))
 
 
 # ----------------------------------------------------------------------------- kinds
@@ -221,7 +304,8 @@ def _scatter(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
     size = float(np.clip(6000.0 / total, 0.4, 28.0))
     alpha = 0.85 if total < 5_000 else 0.55
     raster = total > RASTERIZE_ABOVE
-    entries = 0
+    scale = max(1.0, 5.0 / math.sqrt(size))
+    entries, placed = 0, False
     series_colors = _colors([s["name"] for s in series])
     for s in series:
         x = np.asarray(s["x"], dtype=np.float64)
@@ -236,63 +320,78 @@ def _scatter(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
             if bar.solids is not None:
                 bar.solids.set_alpha(1.0)
         elif "category" in s:
-            entries += _categories(axes, x, y, s["category"], size, alpha, raster)
+            placed = _categories(axes, x, y, s["category"], size, alpha, raster, scale) > 1
         else:
             axes.scatter(x, y, s=size, color=series_colors[s["name"]], alpha=alpha, linewidths=0,
                          rasterized=raster, label=_short(s["name"]))  # fmt: skip
             entries += 1
-    _legend(axes, entries, markerscale=max(1.0, 5.0 / math.sqrt(size)))
+    if not placed:
+        _legend(axes, entries, markerscale=scale)
     return True
 
 
-def _categories(
-    axes: Axes, x: Any, y: Any, category: list[str], size: float, alpha: float, raster: bool
-) -> int:
+def _categories(axes: Axes, x: Any, y: Any, category: list[str], size: float, alpha: float,
+                raster: bool, markerscale: float) -> int:  # fmt: skip
     """Points coloured by category: background first, then largest first (small groups on
-    top); one legend entry per category when there are few, one draw call when many."""
+    top), one legend entry each. Colours never repeat: beyond the palette, the smallest
+    categories are drawn as one "other" entry in a darker grey, and the legend says so.
+    Returns how many legend entries it drew (the legend is placed here)."""
     import numpy as np
-    from matplotlib.colors import to_rgba_array
 
     names, codes, counts = np.unique(np.asarray(category, dtype=object), return_inverse=True,
                                      return_counts=True)  # fmt: skip
     names = [str(n) for n in names]
     by_size = sorted(range(len(names)), key=lambda i: (-counts[i], names[i]))
-    colors = _colors([names[i] for i in by_size])
-    ordered = sorted(by_size, key=lambda i: not is_background(names[i]))
-    if len(names) <= MAX_LEGEND:
-        for i in ordered:
-            mask = codes == i
-            axes.scatter(x[mask], y[mask], s=size, color=colors[names[i]], alpha=alpha,
-                         linewidths=0, rasterized=raster,
-                         label=f"{_short(names[i])} ({counts[i]:,})")  # fmt: skip
-        return len(names)
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[ordered] = np.arange(len(names))
-    order = np.argsort(rank[codes], kind="stable")
-    palette = to_rgba_array([colors[n] for n in names])
-    axes.scatter(x[order], y[order], s=size, c=palette[codes[order]], alpha=alpha,
-                 linewidths=0, rasterized=raster)  # fmt: skip
-    return 0
+    foreground = [i for i in by_size if not is_background(names[i])]
+    rest = set(foreground[len(PALETTE) :])
+    kept = [i for i in by_size if i not in rest]
+    colors = _colors([names[i] for i in kept])
+    handles: list[Any] = []
+    for i in sorted(kept, key=lambda i: not is_background(names[i])):
+        mask = codes == i
+        handles.append(axes.scatter(
+            x[mask], y[mask], s=size, color=colors[names[i]], alpha=alpha, linewidths=0,
+            rasterized=raster, label=f"{_short(names[i])} ({counts[i]:,})",
+        ))  # fmt: skip
+    title = None
+    if rest:
+        other = np.isin(codes, sorted(rest))
+        handles.append(axes.scatter(
+            x[other], y[other], s=size, color=OTHER, alpha=alpha, linewidths=0,
+            rasterized=raster, zorder=0.9,  # beneath the coloured groups
+            label=f"{len(rest):,} smaller, in grey ({int(other.sum()):,})",
+        ))  # fmt: skip
+        title = f"largest {len(PALETTE)} of {len(foreground):,} in colour"
+    if len(handles) > 1:
+        _place_legend(axes, handles, [h.get_label() for h in handles], outside=True,
+                      title=title, markerscale=markerscale)  # fmt: skip
+    return len(handles)
 
 
 def _line(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
     series = chart["series"]
     colors = _colors([s["name"] for s in series])
+    references = [s for s in series if is_background(s["name"]) and s["x"]]
     handles: dict[int, Any] = {}
-    ordered = sorted(range(len(series)), key=lambda i: not is_background(series[i]["name"]))
-    for i in ordered:  # background beneath, legend in the chart's order
-        s = series[i]
+    for i, s in enumerate(series):
         if not s["x"]:
             continue
         background = is_background(s["name"])
         marker = "o" if len(s["x"]) <= 40 and not background else None
+        label = _short(s["name"], 48)
+        same = [r["name"] for r in references if not background and r["x"] == s["x"]
+                and r["y"] == s["y"]]  # fmt: skip
+        if same:
+            label += f", same as {same[0]}"
         (handles[i],) = axes.plot(
-            s["x"], s["y"], color=colors[s["name"]], linewidth=1.4 if background else 1.8,
-            linestyle="--" if background else "-", marker=marker, markersize=3.5,
-            label=_short(s["name"], 48),
+            s["x"], s["y"], color=colors[s["name"]], linewidth=1.6 if background else 1.8,
+            linestyle=(0, (4, 3)) if background else "-", marker=marker, markersize=3.5,
+            label=label, zorder=3 if background else 2,  # a reference on top: never hidden
         )  # fmt: skip
     if 1 < len(handles) <= MAX_LEGEND:
-        axes.legend(handles=[handles[i] for i in sorted(handles)], loc="best")
+        shown = [handles[i] for i in sorted(handles)]
+        _place_legend(axes, shown, [h.get_label() for h in shown],
+                      outside=len(shown) > INSIDE_LEGEND)  # fmt: skip
     return bool(handles)
 
 
@@ -321,7 +420,9 @@ def _bar(figure: Figure, axes: Axes, chart: dict[str, Any]) -> bool:
     if len(categories) <= MAX_TICK_LABELS:
         longest = max(len(c) for c in categories)
         rotate = len(categories) > 8 or longest * len(categories) > 90
-        axes.set_xticks(range(len(categories)), [_short(c) for c in categories],
+        box = figure.bbox
+        short = _tick_width(int(box.height), int(figure.dpi)) if rotate else LABEL_WIDTH
+        axes.set_xticks(range(len(categories)), [_short(c, short) for c in categories],
                         rotation=60 if rotate else 0, ha="right" if rotate else "center",
                         fontsize=8 if len(categories) > 25 else 9)  # fmt: skip
     else:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.api import NO_SOURCE, FromProject, NotComputed, Range, View, ViewData, view_data
+from vendiscope.api import (
+    NO_SOURCE,
+    FromProject,
+    NotComputed,
+    Range,
+    View,
+    ViewData,
+    default_map_colour,
+    view_data,
+)
 from vendiscope.plugins.views._common import (
     chart,
     check_choice,
@@ -13,7 +22,7 @@ from vendiscope.plugins.views._common import (
     sample_positions,
 )
 
-COLOR_BY = ("cluster", "sparse", "source", "score", "subset", "none")
+COLOR_BY = ("auto", "cluster", "sparse", "source", "score", "subset", "none")
 
 
 class MapView(View):
@@ -22,9 +31,11 @@ class MapView(View):
     Parameters
     ----------
     color_by
-        What colours the points: cluster (one colour per cluster of the latest clustering),
-        sparse (the under-represented clusters against the rest), source, score (a
-        per-record score on a colour scale), subset (its members against the rest) or none.
+        What colours the points: auto (what the app's map shows first: source when the records
+        have one, else cluster, or sparse when there are more clusters than colours), cluster
+        (one colour per cluster of the latest clustering), sparse (the under-represented
+        clusters against the rest), source, score (a per-record score on a colour scale),
+        subset (its members against the rest) or none.
     score
         The per-record score that colours the points when colouring by score.
     subset
@@ -39,7 +50,9 @@ class MapView(View):
 
     def __init__(
         self,
-        color_by: Literal["cluster", "sparse", "source", "score", "subset", "none"] = "cluster",
+        color_by: Literal[
+            "auto", "cluster", "sparse", "source", "score", "subset", "none"
+        ] = "auto",
         score: Annotated[
             str | None, FromProject("vector_set", ("score",), none="the latest score")
         ] = None,
@@ -89,29 +102,30 @@ class MapView(View):
         """Fill ``category`` or ``color`` of the series; return the title's description."""
         import numpy as np
 
-        if self.color_by in ("cluster", "sparse"):
+        by = self.color_by if self.color_by != "auto" else _default(found)
+        if by in ("cluster", "sparse"):
             table = found.clusters()
             labels = found.cluster_labels()[positions]
             sparse = {int(c) for c in table["sparse"]}
-            if self.color_by == "cluster":
+            if by == "cluster":
                 series["category"] = [f"cluster {int(c)}" for c in labels]
                 return f", coloured by cluster ({table['n_clusters']:,} clusters)"
             series["category"] = [
                 "sparse cluster" if int(c) in sparse else "(other clusters)" for c in labels
             ]
             return ", sparse (under-represented) clusters highlighted"
-        if self.color_by == "source":
+        if by == "source":
             sources = found.sources()
             series["category"] = [
                 sources[p] if sources[p] is not None else NO_SOURCE for p in positions
             ]
             return ", coloured by source"
-        if self.color_by == "score":
+        if by == "score":
             scores = found.per_record_scores(self.score)
             series["color"] = np.asarray(scores["values"], dtype=np.float64)[positions]
             series["name"] = scores["name"]
             return f", coloured by {scores['name']}"
-        if self.color_by == "subset":
+        if by == "subset":
             name = self.subset or found.latest_selection_subset()
             if name is None:
                 raise NotComputed("a selection subset", found.command("select", "-k", "K"))
@@ -120,3 +134,13 @@ class MapView(View):
             series["category"] = [name if members[p] else "(not in subset)" for p in positions]
             return f", members of subset {name} highlighted"
         return ""
+
+
+def _default(found: ViewData) -> str:
+    """The shared default colouring (:func:`vendiscope.api.default_map_colour`)."""
+    try:
+        clusters = int(found.clusters()["n_clusters"])
+    except NotComputed:
+        clusters = 0
+    has_sources = any(s is not None for s in found.sources())
+    return default_map_colour(has_sources=has_sources, clusters=clusters)
