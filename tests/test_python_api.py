@@ -111,6 +111,16 @@ def test_the_lazy_names_and_their_errors(tmp_path: Path) -> None:
         assert p.datasets() == [] and repr(p).endswith("new.vscope>")
         with pytest.raises(vs.VendiscopeError, match="no-such"):
             p.stats("no-such")
+        # coverage's threshold is a similarity: min_similarity=, as --min-similarity; the old
+        # radius= still works, with a warning (both checked before any work)
+        out_of_range = r"minimum similarity \(--min-similarity\) must be a cosine similarity"
+        with pytest.raises(vs.VendiscopeError, match=out_of_range):
+            p.report("no-such", tmp_path / "r.html", target="x", min_similarity=1.5)
+        with (
+            pytest.warns(FutureWarning, match="not a radius; use min_similarity=1.5"),
+            pytest.raises(vs.VendiscopeError, match=out_of_range),
+        ):
+            p.report("no-such", tmp_path / "r.html", target="x", radius=1.5)
     with pytest.raises(vs.VendiscopeError):
         vs.create(tmp_path / "new.vscope")  # a project is never replaced
 
@@ -152,6 +162,59 @@ def test_tqdm_bars_follow_the_core_progress_calls(capsys: Any) -> None:
     assert "Embedding train" in err and "10/10" in err and "Second step" in err
 
 
+PROGRESS_TO_A_LOG = """
+import sys
+from pathlib import Path
+import vendiscope as vs
+from tests.core._planted import planted_dataset
+
+folder = Path(sys.argv[1])
+source = folder / "rows.jsonl"
+source.write_text("".join(f'{{"prompt": "q{i}?", "response": "a{i}"}}\\n' for i in range(50)))
+with vs.create(folder / "p.vscope") as p:  # the default: progress bars
+    p.import_file(source, name="rows")
+    planted_dataset(p.store, folder)
+    p.score("pool")  # a step that counts nothing
+    p.select("pool", k=5)
+"""
+
+
+def test_progress_written_to_a_log_is_lines_without_invented_rates(tmp_path: Path) -> None:
+    """`python script.py 2> log`: every step a line or two, no carriage-return redraws,
+    no `?it/s` or `0it` for what was not measured or counted."""
+    log = tmp_path / "log.txt"
+    with log.open("w", encoding="utf-8") as file:
+        subprocess.run([sys.executable, "-c", PROGRESS_TO_A_LOG, tmp_path], stderr=file,
+                       stdin=subprocess.DEVNULL, check=True,
+                       cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    assert b"\r" not in log.read_bytes()  # (reading text would turn "\r" into "\n")
+    written = log.read_text(encoding="utf-8")
+    assert "?it/s" not in written and "0it" not in written
+    lines = written.splitlines()
+    assert any(re.fullmatch(r"Importing rows.jsonl: .*kB/.*kB \(100%\) \[.*\]", x) for x in lines)
+    assert any(re.fullmatch(r"Scoring pool \(gvendi on .*\) \[\d\d:\d\d\]", x) for x in lines)
+    assert any(re.fullmatch(r"greedy Vendi.*: 5/5 picks \(100%\) \[.*\]", x) for x in lines)
+
+
+@pytest.mark.slow
+def test_the_bundled_proxy_model_loads_without_bars_in_a_log(tmp_path: Path) -> None:
+    """De-quantising the bundled GGUF (once, into the cache) drew three tqdm bars of
+    transformers' on stderr, carriage returns and all, into a gradients job's log."""
+    load = (
+        "import sys\nfrom pathlib import Path\n"
+        "from vendiscope.core.gradients.proxy import load_proxy\n"
+        "load_proxy(None, cache_dir=Path(sys.argv[1]))\n"
+    )
+    log = tmp_path / "log.txt"
+    with log.open("w", encoding="utf-8") as file:
+        subprocess.run([sys.executable, "-c", load, tmp_path / "cache"], stderr=file,
+                       stdin=subprocess.DEVNULL, check=True)  # fmt: skip
+    assert list((tmp_path / "cache").iterdir())  # it was de-quantised, not found cached
+    assert b"\r" not in log.read_bytes()
+    written = log.read_text(encoding="utf-8")
+    assert "GGUF tensors" not in written and "it/s" not in written
+
+
 def test_score_takes_a_subset_or_a_list_of_them(tmp_path: Path) -> None:
     import vendiscope as vs
     from tests.core._planted import planted_dataset
@@ -161,8 +224,13 @@ def test_score_takes_a_subset_or_a_list_of_them(tmp_path: Path) -> None:
         planted_dataset(p.store, tmp_path)
         subsets.from_positions(p.store, "pool", "head", range(100))
         subsets.from_positions(p.store, "pool", "tail", range(878, 978))
-        one = p.score("pool", subset="head", vs_random=5, random_seed=2)
+        one = p.score("pool", subset="head", vs_random=True, random_draws=5, random_seed=2)
         assert one.subset == "head" and one.n == 100 and one.vs_random["seed"] == 2
+        assert one.vs_random["draws"] == 5
+        # vs_random is the CLI's --vs-random flag; the draws default as `score` does
+        assert p.score("pool", subset="head", vs_random=True).vs_random["draws"] == 20
+        with pytest.raises(vs.VendiscopeError, match=r"yes/no flag .* random_draws=N"):
+            p.score("pool", subset="head", vs_random=5)  # type: ignore[arg-type]
         both = p.score("pool", subset=["head", "tail"], bootstrap=5)
         assert [r.subset for r in both] == ["head", "tail"] and both[0].value == one.value
         assert all(r.details["ci"] is not None and r.vs_random is None for r in both)

@@ -41,12 +41,27 @@ Guide: ``docs/python.md``.
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.base.jobs import (
+    CancelToken,
+    NullProgress,
+    Progress,
+    RateMeter,
+    format_eta,
+    format_rate,
+)
+from vendiscope.core.metrics.options import DEFAULT_DRAWS
+from vendiscope.core.neighbors.options import (
+    DEFAULT_MIN_SIMILARITY,
+    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
+)
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -70,12 +85,23 @@ __all__ = ["Project", "TqdmProgress", "create", "open"]
 T = TypeVar("T")
 
 
+PLAIN_INTERVAL_S = 10.0
+"""Progress written to a file or pipe: a line at most this often (and one at the end)."""
+
+
 class TqdmProgress:
     """A :class:`~vendiscope.core.base.jobs.Progress` drawn with :mod:`tqdm.auto`.
 
     One bar per step (a job may run several: reading, then embedding); each is closed when
     its step finishes, and left on screen with its final count and time. Safe to update
     from a worker thread.
+
+    The rate and the time left are the CLI's (:class:`~vendiscope.core.base.jobs.RateMeter`):
+    measured from the first step that finishes, never from where a resumed job starts, and
+    not shown before (no ``?it/s``); a step that counts nothing shows only its time. Written
+    to a file or pipe (a script's log; ``VENDISCOPE_PROGRESS=lines``) rather than a terminal
+    or a notebook, the bar becomes plain lines, at most one every :data:`PLAIN_INTERVAL_S`
+    seconds and one at the end, with no carriage returns.
     """
 
     def __init__(self, *, leave: bool = True, **tqdm_kwargs: Any) -> None:
@@ -83,20 +109,33 @@ class TqdmProgress:
         self._kwargs = tqdm_kwargs
         self._bar: Any = None
         self._lock = threading.Lock()
+        self._meter = RateMeter()
+        self._unit = "it"
+        self._plain = False
 
     def start(self, description: str, total: float | None = None, unit: str = "it") -> None:
         from tqdm.auto import tqdm
 
         self.finish()
+        options = dict(self._kwargs)
+        target = options.get("file") or sys.stderr
+        plain = _plain_output(target)
+        if plain:
+            options["file"] = _Lines(target)
+            options.setdefault("mininterval", PLAIN_INTERVAL_S)
+        else:
+            options.setdefault("dynamic_ncols", True)
         with self._lock:
+            self._meter.reset(total, now=time.monotonic())
+            self._unit, self._plain = unit, plain
             self._bar = tqdm(
                 total=total,
                 desc=description,
                 unit=unit,
                 unit_scale=unit == "B",
                 leave=self._leave,
-                dynamic_ncols=True,
-                **self._kwargs,
+                bar_format=self._format(total, counted=False),
+                **options,
             )
 
     def update(self, completed: float, total: float | None = None) -> None:
@@ -104,16 +143,85 @@ class TqdmProgress:
             bar = self._bar
             if bar is None:
                 return
+            now = time.monotonic()
+            self._meter.add(completed, total, now=now)
             if total is not None and total != bar.total:
                 bar.total = total
-                bar.refresh()
+            shape = self._format(bar.total, counted=completed > 0 or bar.n > 0)
+            if shape != bar.bar_format:
+                bar.bar_format = shape
+            bar.set_postfix_str(self._measured(now), refresh=False)
             bar.update(completed - bar.n)
 
     def finish(self) -> None:
         with self._lock:
             bar, self._bar = self._bar, None
+            if bar is not None:
+                bar.set_postfix_str(self._measured(None), refresh=False)
         if bar is not None:
             bar.close()
+
+    def _format(self, total: float | None, *, counted: bool) -> str:
+        """tqdm's ``bar_format``: its own rate and time left replaced by ``{postfix}``."""
+        label = "B" if self._unit == "B" else "" if self._unit == "it" else f" {self._unit}"
+        if total:
+            shown = "{n_fmt}" + ("B" if label == "B" else "") + "/{total_fmt}" + label
+            shown = (
+                f"{shown} ({{percentage:.0f}}%)"
+                if self._plain
+                else "{percentage:3.0f}%|{bar}| " + shown
+            )
+        elif counted:
+            shown = "{n_fmt}" + label
+        else:  # a step that counts nothing: its time only
+            return "{desc} [{elapsed}{postfix}]"
+        return "{desc}: " + shown + " [{elapsed}{postfix}]"
+
+    def _measured(self, now: float | None) -> str:
+        """The rate and (``now`` given, while running) the time left; empty before both."""
+        rate = format_rate(self._meter.rate, "B" if self._unit == "B" else self._unit)
+        if not rate or now is None:
+            return rate
+        left = self._meter.eta(now=now)
+        return rate if left is None else f"{rate}, eta {format_eta(left)}"
+
+
+class _Lines:
+    """A file for tqdm that writes each redraw as a line of its own: no carriage returns, no
+    repeated line (a log file's progress)."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._last = ""
+
+    def write(self, text: str) -> None:
+        for part in text.replace("\r", "\n").split("\n"):
+            line = part.rstrip()
+            if line and line != self._last:
+                self._file.write(line + "\n")
+                self._last = line
+
+    def flush(self) -> None:
+        flush = getattr(self._file, "flush", None)
+        if flush is not None:
+            flush()
+
+
+def _plain_output(file: Any) -> bool:
+    """Whether progress to ``file`` should be plain lines: not a terminal and not a notebook's
+    widget (``VENDISCOPE_PROGRESS=lines`` or ``bar`` chooses)."""
+    forced = os.environ.get("VENDISCOPE_PROGRESS", "").strip().lower()
+    if forced in ("lines", "bar"):
+        return forced == "lines"
+    from tqdm.autonotebook import tqdm as chosen
+    from tqdm.std import tqdm as text_bar
+
+    if chosen is not text_bar:
+        return False  # a Jupyter widget: nothing written to a file
+    try:
+        return not file.isatty()
+    except (AttributeError, OSError, ValueError):
+        return True
 
 
 def _progress_for(choice: bool | Progress | None) -> Progress:
@@ -218,9 +326,11 @@ class Project:
         return self.store.datasets()
 
     def records(self, dataset: str, offset: int = 0, limit: int = 5) -> list[RecordRow]:
-        """Records ``offset`` to ``offset + limit`` of a dataset (``vendiscope show``)."""
-        self.store.dataset(dataset)
-        return self.store.records(dataset, offset, limit)
+        """Records ``offset`` to ``offset + limit`` of a dataset (``vendiscope show``); an
+        offset past the end raises :class:`~vendiscope.core.base.errors.ProjectError`."""
+        from vendiscope.core.store import records
+
+        return records.page(self.store, dataset, offset, limit)
 
     def stats(self, dataset: str) -> dict[str, Any]:
         """Rows, exact duplicates, fields filled, sources, lengths (``vendiscope stats``)."""
@@ -332,7 +442,8 @@ class Project:
         quality: str | None = None,
         params: dict[str, Any] | None = None,
         subset: str | Sequence[str] | None = None,
-        vs_random: int = 0,
+        vs_random: bool = False,
+        random_draws: int = DEFAULT_DRAWS,
         random_seed: int = 0,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
@@ -344,10 +455,11 @@ class Project:
 
         ``subset`` scores only that subset's records (the same number as those records
         imported on their own with the same vectors); a list of names returns a list of
-        results, one per subset. ``vs_random`` (with a subset) draws that many random
-        subsets of the same size, seeded by ``random_seed``: the result's ``vs_random``
-        holds their ``mean``, ``sd``, 95% range (``low``, ``high``), ``z`` (the score minus
-        the mean, in sds) and ``share_below`` (the share of draws scoring lower).
+        results, one per subset. ``vs_random=True`` (with a subset, ``--vs-random``)
+        compares it with ``random_draws`` random subsets of the same size (``--random-draws``,
+        default 20), seeded by ``random_seed``: the result's ``vs_random`` holds their
+        ``mean``, ``sd``, 95% range (``low``, ``high``), ``z`` (the score minus the mean, in
+        sds) and ``share_below`` (the share of draws scoring lower).
         """
         from vendiscope.core.metrics.scoring import score_dataset
 
@@ -360,7 +472,8 @@ class Project:
         if subset is None or isinstance(subset, str):
             return self._run(
                 score_dataset, dataset, subset=subset, vs_random=vs_random,
-                random_seed=random_seed, progress=progress, cancel=cancel, **common,
+                random_draws=random_draws, random_seed=random_seed, progress=progress,
+                cancel=cancel, **common,
             )  # fmt: skip
         names = _names(subset)
         for name in names:  # every name checked before any run starts
@@ -369,7 +482,8 @@ class Project:
         for name in names:
             scored = self._run(
                 score_dataset, dataset, subset=name, vs_random=vs_random,
-                random_seed=random_seed, progress=progress, cancel=cancel, **common,
+                random_draws=random_draws, random_seed=random_seed, progress=progress,
+                cancel=cancel, **common,
             )  # fmt: skip
             found.append(scored)
         return found
@@ -392,7 +506,8 @@ class Project:
         cancel: CancelToken | None = None,
     ) -> SelectionReport:
         """Choose the ``k`` most diverse records and save them as a subset, named
-        ``METHOD-K`` unless ``name`` is given (``vendiscope select``).
+        ``METHOD-K`` unless ``name`` is given (``vendiscope select``); a name the dataset
+        has already (the default included) is refused unless ``overwrite=True``.
 
         ``method``: greedy-vendi, prismatic, k-center, facility-location, dpp, random or a
         selector plugin's. The report has the diversity-vs-budget ``curve``.
@@ -413,7 +528,7 @@ class Project:
         dataset: str,
         *,
         vectors: str | None = None,
-        threshold: float = 0.95,
+        threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
         k: int = 20,
         save: bool = True,
         overwrite: bool = False,
@@ -574,7 +689,7 @@ class Project:
         *,
         format: str | None = None,
         target: str | None = None,
-        radius: float = 0.8,
+        min_similarity: float = DEFAULT_MIN_SIMILARITY,
         target_vectors: str | None = None,
         vectors: str | None = None,
         compute: bool = False,
@@ -584,15 +699,27 @@ class Project:
         force: bool = False,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
+        radius: float | None = None,
     ) -> ReportResult:
         """A self-contained diversity audit of the dataset: one HTML file, or JSON
         (``vendiscope report``). ``compute=True`` first runs the missing cheap steps from
-        the existing vectors; ``target`` adds its coverage by the dataset."""
+        the existing vectors; ``target`` adds its coverage by the dataset: the share of its
+        records with a record of the dataset at least ``min_similarity`` cosine-similar
+        (``--min-similarity``; ``radius=``, its old name, still works with a warning)."""
         from vendiscope.core.report.build import COMPUTE_STEPS, write_report
+
+        if radius is not None:
+            warnings.warn(
+                "report(radius=) is deprecated: it is a cosine similarity, not a radius; "
+                f"use min_similarity={radius:g}",
+                FutureWarning,
+                stacklevel=2,
+            )
+            min_similarity = radius
 
         return self._run(
             write_report, dataset, destination, format=format, force=force, target=target,
-            radius=radius, target_vector_set=target_vectors, vector_set=vectors,
+            radius=min_similarity, target_vector_set=target_vectors, vector_set=vectors,
             compute=COMPUTE_STEPS if compute else (), images=images, max_points=max_points,
             contributions=contributions, progress=progress, cancel=cancel,
         )  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -164,6 +165,37 @@ def test_console_script_exit_codes(tmp_path: Path) -> None:
         text=True,
     )
     assert bad.returncode == 1 and "missing.csv: no such file or folder" in bad.stderr
+
+
+def test_show_into_a_file_keeps_wide_rows_and_refuses_an_offset_past_the_end(
+    tmp_path: Path,
+) -> None:
+    """As a user runs it: `vendiscope show ... > out.txt` (no terminal, no COLUMNS)."""
+    script = Path(sys.executable).with_name("vendiscope")
+    project = tmp_path / "p.vscope"
+    question = "Which of these " + " ".join(f"word{i}" for i in range(11)) + " comes last?"
+    run("import", project, write_jsonl(tmp_path / "qa.jsonl", [
+        {"id": "long", "question": question, "answer": "word10", "source": "s9"},
+        *qa_rows(3),
+    ]))  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = tmp_path / "out.txt"
+
+    def show(*args: str) -> subprocess.CompletedProcess[str]:
+        with out.open("w", encoding="utf-8") as file:
+            return subprocess.run([script, "show", project, "qa", *args], stdout=file,
+                                  stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                                  env=env)  # fmt: skip
+
+    assert show().returncode == 0
+    written = out.read_text(encoding="utf-8")
+    assert len(question) > 80 and any(question[:75] in line for line in written.splitlines())
+    past = show("--offset", "4")
+    assert past.returncode == 1  # bad input, as `select -k` beyond the dataset
+    assert "offset 4 is past the end (dataset 'qa' has 4 rows; the last position is 3)" in (
+        past.stderr
+    )
+    assert show("--offset", "3").returncode == 0 and "What is 2 + 2?" in out.read_text()
 
 
 def many_sources(tmp_path: Path) -> tuple[Path, dict[str, int]]:

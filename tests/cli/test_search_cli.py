@@ -12,10 +12,12 @@ from typer.testing import CliRunner
 from tests.conftest import qa_rows, write_jsonl
 from tests.core.neighbors.test_neighbors import PARAPHRASES, UNRELATED, planted, write_vector_set
 from vendiscope.cli import app
-from vendiscope.core.neighbors.search import clear_index_cache
+from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
+from vendiscope.core.neighbors.search import clear_index_cache, near_duplicate_subset_name
 from vendiscope.core.store.project import Project
 
 runner = CliRunner()
+DEFAULT_SUBSET = near_duplicate_subset_name(DEFAULT_NEAR_DUPLICATE_THRESHOLD)
 
 
 def run(*args: object, ok: bool = True):
@@ -78,11 +80,11 @@ def test_near_dups_saves_refuses_and_overwrites(project: Path) -> None:
     out = run("near-dups", project, "qa").output
     assert "3 groups of near-duplicates" in out and "4 redundant" in out
     assert "What is 3 + 3?" in out and "kept" in out
-    assert "subset near-duplicates@0.95" in out
+    assert f"subset {DEFAULT_SUBSET}" in out
     again = run("near-dups", project, "qa", ok=False)
     assert again.exit_code == 1 and "--overwrite" in again.output
     got = json.loads(run("near-dups", project, "qa", "--overwrite", "--json").output)
-    assert got["groups"] == 3 and got["redundant"] == 4 and got["subset"] == "near-duplicates@0.95"
+    assert got["groups"] == 3 and got["redundant"] == 4 and got["subset"] == DEFAULT_SUBSET
     assert [[m["position"] for m in g] for g in got["groups_detail"]] == [
         [3, 10, 11], [7, 200], [40, 50],
     ]  # fmt: skip
@@ -91,7 +93,7 @@ def test_near_dups_saves_refuses_and_overwrites(project: Path) -> None:
     )
     assert loose["subset"] is None and loose["groups"] == 1  # only the exact pair {7, 200}
     with Project.open(project) as opened:
-        assert [s.name for s in opened.subsets("qa")] == ["near-duplicates@0.95"]
+        assert [s.name for s in opened.subsets("qa")] == [DEFAULT_SUBSET]
         kinds = [r.kind for r in opened.runs("qa")]
     assert kinds.count("near-duplicates") == 3
 
@@ -101,8 +103,20 @@ def test_coverage(project: Path) -> None:
     assert got["targets"] == 50 and got["covered"] == 10 and got["fraction"] == 0.2
     assert got["nearest"][:10] == list(range(100, 110))
     assert got["uncovered"] == list(range(10, 50))
-    out = run("coverage", project, "qa", "bench", "--radius", "0.9", "--show", "3").output
-    assert "20.0% of 50 records of bench" in out and "least covered targets" in out
+    assert got["min_similarity"] == 0.8 and got["computed_on"].startswith(
+        "training dataset 'qa': emb (embedding, 300 x 32); target dataset 'bench': emb "
+    )
+    out = run("coverage", project, "qa", "bench", "--min-similarity", "0.9", "--show", "3").output
+    assert "20.0% of 50 records of bench have a record of qa at cosine similarity >= 0.9" in out
+    assert "least covered targets" in out and "computed on training dataset 'qa': " in out
+    assert "computed on train " not in out and "deprecated" not in out
+    old = run("coverage", project, "qa", "bench", "--radius", "0.9", "--show", "0").output
+    assert (
+        "note: --radius is deprecated: it is a cosine similarity, not a radius; use "
+        "--min-similarity 0.9"
+        in old
+        and "at cosine similarity >= 0.9" in old
+    )
     with Project.open(project) as opened:
         write_vector_set(opened, "bench", "small", np.ones((50, 8), np.float32))
     bad = run("coverage", project, "qa", "bench", "--target-vectors", "small", ok=False)

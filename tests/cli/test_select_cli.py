@@ -34,6 +34,13 @@ def location(tmp_path: Path) -> Path:
 def test_select_then_work_with_subsets(location: Path, tmp_path: Path) -> None:
     out = run("select", location, "pool", "-k", 30, "--method", "greedy-vendi").output
     assert "greedy-vendi" in out and "subset greedy-vendi-30" in out and "random" in out
+    again = run("select", location, "pool", "-k", 30, ok=False)  # the README's METHOD-K, taken
+    words = " ".join(again.output.split())
+    assert again.exit_code == 1 and "subset 'greedy-vendi-30' of dataset 'pool' exists" in words
+    assert "`--name NAME`" in words and "`--overwrite`" in words
+    assert "saved as" not in again.output and "greedy-vendi-30-2" not in again.output
+    replaced = run("select", location, "pool", "-k", 30, "--overwrite").output
+    assert "saved as subset greedy-vendi-30" in replaced
     data = json.loads(run("select", location, "pool", "-k", 30, "--method", "random",
                           "--seed", 3, "--json").output)  # fmt: skip
     assert data["subset"] == "random-30" and data["curve"]["budgets"][-1] == 30

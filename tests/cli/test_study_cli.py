@@ -91,6 +91,19 @@ def test_estimate_and_json(location: Path, tiny_lm: Path) -> None:
     assert {e["metric"] for e in evidence} == {"g-vendi", "ngram"}
 
 
+def test_an_estimate_of_more_than_a_day_is_refused_unless_forced(
+    location: Path, tiny_lm: Path
+) -> None:
+    long = [part for part in command(location, tiny_lm, "--estimate") if part != "--force"]
+    long += ["-p", "steps=50000", "--seeds", "100"]  # long runs, and many: days
+    found = subprocess.run(long, env=ENV, capture_output=True, text=True, timeout=300)
+    assert found.returncode == 1, found.stderr
+    assert "plan: 4 subsets of 6 rows: 4 random, 100 seeds each (400 runs)" in found.stdout
+    said = " ".join(found.stderr.split())
+    assert "here, more than a day; to bring it within one, " in said, said
+    assert "--force accepts it as it is" in said, said
+
+
 def test_bad_requests_name_what_is_wrong(location: Path, tiny_lm: Path) -> None:
     cases = {
         ("--target", "pool"): "held out",

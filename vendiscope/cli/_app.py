@@ -12,7 +12,8 @@ from typing import Annotated
 import typer
 
 from vendiscope import __version__
-from vendiscope.cli._output import console
+from vendiscope.cli._output import console, errors, fail
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 
 app = typer.Typer(
     name="vendiscope",
@@ -27,6 +28,32 @@ app = typer.Typer(
 ProjectArg = Annotated[str, typer.Argument(help="Project file (*.vscope) or database URL.")]
 DatasetArg = Annotated[str, typer.Argument(help="Dataset name (see `vendiscope datasets`).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+MinSimilarityOpt = Annotated[
+    float,
+    typer.Option(
+        "--min-similarity",
+        help="A target record is covered when a training record has at least this cosine "
+        "similarity to it (-1 to 1).",
+    ),
+]
+RadiusOpt = Annotated[
+    float | None,
+    typer.Option("--radius", hidden=True, help="Deprecated: the old name of --min-similarity."),
+]
+
+
+def min_similarity_of(min_similarity: float, radius: float | None) -> float:
+    """``--min-similarity``, or the deprecated ``--radius`` (its old name: a cosine similarity,
+    not a radius), which still works, with a note on stderr."""
+    if radius is None:
+        return min_similarity
+    if min_similarity not in (DEFAULT_MIN_SIMILARITY, radius):
+        fail("give --min-similarity, or --radius (its old name), not both", "usage", 2)
+    errors.print(
+        "[yellow]note:[/] --radius is deprecated: it is a cosine similarity, not a radius; "
+        f"use --min-similarity {radius:g}"
+    )
+    return radius
 
 
 def _version(value: bool) -> None:

@@ -171,11 +171,12 @@ def show(
 ) -> None:
     """Show a few records of a dataset."""
     from vendiscope.cli import _printing
+    from vendiscope.core.store import records
     from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
-        opened.dataset(dataset)
-        _printing.print_records(opened.records(dataset, offset, limit), raw=raw, as_json=json)
+        shown = records.page(opened, dataset, offset, limit)
+        _printing.print_records(shown, raw=raw, as_json=json)
 
 
 @app.command()

@@ -6,6 +6,10 @@ instead of being cut by rich at a space (which split `vendiscope score PROJECT D
 --metric gvendi` over two lines: one a script or a user copies half of). Tables and other
 renderables lay themselves out as before.
 
+Output that is not a terminal (``vendiscope show ... > out.txt``, a pipe) is laid out
+:data:`UNWRAPPED_WIDTH` wide instead of 80 columns (or the terminal's width that rich finds
+on stdin), so a table's rows reach the file whole; ``COLUMNS`` still chooses a width.
+
 ``--json`` (:mod:`vendiscope.cli._json_output`): :func:`reports_errors` runs a command called
 with it in a JSON session and turns its errors into an error document too.
 """
@@ -17,12 +21,16 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
 from vendiscope.cli import _json_output as _json
 from vendiscope.core.base.text import printable
 from vendiscope.core.base.text import shorten as shorten  # re-exported for the commands
+
+UNWRAPPED_WIDTH = 10_000
+"""The width a console lays tables out in when its output is not a terminal: wide enough that
+no table is cut or wrapped (a table only takes the width its cells need)."""
 
 
 class InertConsole(Console):
@@ -43,6 +51,19 @@ class InertConsole(Console):
         if soft_wrap is None and objects and all(isinstance(o, str) for o in objects):
             soft_wrap = True
         super().print(*objects, soft_wrap=soft_wrap, **kwargs)
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """As rich's, but :data:`UNWRAPPED_WIDTH` wide when the output is not a terminal and
+        no width was set (``COLUMNS`` or ``width=``)."""
+        found = super().size
+        if self._width is None and not self.is_terminal:
+            return ConsoleDimensions(UNWRAPPED_WIDTH, found.height)
+        return found
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
 console = InertConsole(highlight=False)
@@ -104,11 +125,21 @@ def _run_reporting(command: Callable[..., Any], args: Any, kwargs: dict[str, Any
             markup=f"\n[yellow]interrupted[/]; {STOPPED}",
         )
     except DatabaseError as exc:
-        fail(f"the project database failed: {exc.orig}", "database", 1)
+        fail(_database_failed(exc), "database", 1)
     except OSError as exc:
         fail(f"{exc.filename or ''}: {exc.strerror or exc}", "os", 1)
     finally:
         forget()
+
+
+def _database_failed(exc: Exception) -> str:
+    """What failed in the project's database, with what to do when the cause is known (a full
+    disk, a read-only or damaged file: :func:`vendiscope.core.store.health.store_failure`)."""
+    from vendiscope.core.store.health import store_failure
+
+    message = f"the project database failed: {getattr(exc, 'orig', None) or exc}"
+    failure = store_failure(exc)
+    return message if failure is None else f"{message}. {failure.advice('PROJECT')}"
 
 
 def _print_wait(message: str | None) -> None:

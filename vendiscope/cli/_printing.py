@@ -238,6 +238,12 @@ def print_project_health(found: dict[str, Any]) -> None:
     if found["ok"]:
         checks = "integrity ok, foreign keys ok" if "integrity" in found else "opens"
         console.print(f"project {where}: {checks}, {found['datasets']} datasets", markup=False)
+        if found.get("read_only"):
+            console.print(
+                f"  read-only here ({found['read_only']}): read commands work; commands "
+                "that change the project will say they cannot",
+                markup=False,
+            )
         for line in found.get("interrupted_runs", []):
             console.print(f"  {line}", markup=False)
         return

@@ -38,25 +38,13 @@ from rich.progress import (
 from rich.text import Text
 
 from vendiscope.cli._output import errors
-from vendiscope.core.base.jobs import RateMeter, format_eta
+from vendiscope.core.base.jobs import RateMeter, format_eta, format_rate
 
 ENV_PROGRESS = "VENDISCOPE_PROGRESS"
 MODES = ("bar", "lines", "off")
 PLAIN_INTERVAL_S = 10.0
 PLAIN_STEP = 0.05
 PLAIN_MIN_GAP_S = 1.0
-
-
-def format_rate(rate: float | None, unit: str) -> str:
-    if rate is None:
-        return ""
-    if unit == "B":
-        for suffix in ("B", "kB", "MB", "GB"):
-            if rate < 1000 or suffix == "GB":
-                return f"{rate:,.1f} {suffix}/s"
-            rate /= 1000
-    digits = 2 if rate < 1 else 1 if rate < 100 else 0
-    return f"{rate:,.{digits}f} {unit}/s"
 
 
 class _MeterColumn(ProgressColumn):

@@ -12,10 +12,19 @@ from typing import Annotated
 
 import typer
 
-from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._app import (
+    DatasetArg,
+    JsonOpt,
+    MinSimilarityOpt,
+    ProjectArg,
+    RadiusOpt,
+    app,
+    min_similarity_of,
+)
 from vendiscope.cli._json_output import command_line, emit
 from vendiscope.cli._output import console, reports_errors
 from vendiscope.core.base.text import shown_path
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 
 
 @app.command("map")
@@ -163,10 +172,8 @@ def report(
         str | None,
         typer.Option(help="Also measure coverage of this dataset (a benchmark, a held-out split)."),
     ] = None,
-    radius: Annotated[
-        float,
-        typer.Option(min=-1.0, max=1.0, help="Coverage radius (cosine similarity)."),
-    ] = 0.8,
+    min_similarity: MinSimilarityOpt = DEFAULT_MIN_SIMILARITY,
+    radius: RadiusOpt = None,
     target_vectors: Annotated[
         str | None, typer.Option(help="Target vector set (default: its latest embeddings).")
     ] = None,
@@ -198,6 +205,7 @@ def report(
     from vendiscope.core.report.build import COMPUTE_STEPS, write_report
     from vendiscope.core.store.project import Project
 
+    least = min_similarity_of(min_similarity, radius)
     with Project.open(project) as opened:
         result = write_report(
             opened,
@@ -206,7 +214,7 @@ def report(
             format=format,
             force=force,
             target=target,
-            radius=radius,
+            radius=least,
             target_vector_set=target_vectors,
             vector_set=vectors,
             compute=COMPUTE_STEPS if compute else (),

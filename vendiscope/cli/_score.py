@@ -13,9 +13,7 @@ import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._output import all_option, plugin_params, reports_errors
-
-DEFAULT_DRAWS = 20
-"""Random subsets drawn per subset with ``--vs-random`` (``--random-draws`` changes it)."""
+from vendiscope.core.metrics.options import DEFAULT_DRAWS
 
 
 @app.command()
@@ -53,7 +51,7 @@ def score(
         typer.Option(help="Compare each subset with random subsets of its size."),
     ] = False,
     random_draws: Annotated[
-        int, typer.Option(min=1, help="Random subsets drawn for --vs-random.")
+        int, typer.Option(help="Random subsets drawn for --vs-random.")
     ] = DEFAULT_DRAWS,
     random_seed: Annotated[int, typer.Option(help="Seed of the random draws.")] = 0,
     all_: Annotated[bool, all_option("source")] = False,
@@ -71,8 +69,7 @@ def score(
         flag = "--vs-random" if vs_random else "--only-subsets"
         raise ProjectError(f"{flag} compares subsets: name one with --subset NAME")
     plugin = "vendi" if metric in KIND_FOR_METRIC else metric
-    draws = random_draws if vs_random else 0
-    check_request(plugin, names[0] if names else None, draws)  # before the dataset's run
+    check_request(plugin, names[0] if names else None, vs_random, random_draws)  # before any run
     params = plugin_params("metric", plugin, param)
     if metric in ("gvendi", "vendi"):
         params.setdefault("q", q)
@@ -89,8 +86,9 @@ def score(
             )
         for name in names:
             scored = score_dataset(
-                opened, dataset, params=params, subset=name, vs_random=draws,
-                random_seed=random_seed, progress=RichProgress(), **common,
+                opened, dataset, params=params, subset=name, vs_random=vs_random,
+                random_draws=random_draws, random_seed=random_seed, progress=RichProgress(),
+                **common,
             )  # fmt: skip
             results.append(scored)
         # Every source with its record count, so the table can list the ones too small for

@@ -7,9 +7,21 @@ from typing import Annotated, Any
 
 import typer
 
-from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._app import (
+    DatasetArg,
+    JsonOpt,
+    MinSimilarityOpt,
+    ProjectArg,
+    RadiusOpt,
+    app,
+    min_similarity_of,
+)
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, fail, reports_errors, shorten
+from vendiscope.core.neighbors.options import (
+    DEFAULT_MIN_SIMILARITY,
+    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
+)
 
 VectorsOpt = Annotated[
     str | None,
@@ -115,7 +127,7 @@ def near_dups(
     vectors: VectorsOpt = None,
     threshold: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Cosine similarity that makes a pair.")
-    ] = 0.95,
+    ] = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
     k: Annotated[
         int, typer.Option("-k", "--k", min=1, help="Neighbours examined per record.")
     ] = 20,
@@ -213,10 +225,8 @@ def coverage(
     target_vectors: Annotated[
         str | None, typer.Option(help="Target vector set (default: most recent embedding set).")
     ] = None,
-    radius: Annotated[
-        float,
-        typer.Option(min=-1.0, max=1.0, help="A target is covered by a train record this similar."),
-    ] = 0.8,
+    min_similarity: MinSimilarityOpt = DEFAULT_MIN_SIMILARITY,
+    radius: RadiusOpt = None,
     train_subset: Annotated[
         str | None, typer.Option(help="Use only this subset of the training dataset.")
     ] = None,
@@ -225,7 +235,7 @@ def coverage(
     device: DeviceOpt = "auto",
     json: JsonOpt = False,
 ) -> None:
-    """How many target records have a training record within a cosine radius."""
+    """How many target records have a training record at least --min-similarity similar."""
     import numpy as np
 
     from vendiscope.cli._progress import RichProgress
@@ -233,6 +243,7 @@ def coverage(
     from vendiscope.core.neighbors.search import records_at
     from vendiscope.core.store.project import Project
 
+    least = min_similarity_of(min_similarity, radius)
     with Project.open(project) as opened:
         report = compute_coverage(
             opened,
@@ -240,7 +251,7 @@ def coverage(
             train_vectors,
             target,
             target_vectors,
-            radius=radius,
+            radius=least,
             train_subset=train_subset,
             index=index,
             device=device,
@@ -265,7 +276,7 @@ def coverage(
         f"[bold]{report.fraction:.1%}[/] of {report.n_targets} records of [bold]{target}[/] "
         f"have a record of [bold]{train}[/]"
         + (f" (subset {train_subset})" if train_subset else "")
-        + f" within cosine {radius:g} ({report.covered} covered, "
+        + f" at cosine similarity >= {least:g} ({report.covered} covered, "
         f"{report.n_targets - report.covered} not); nearest-train similarity: "
         + ", ".join(f"{name} {value:.3f}" for name, value in q.items())
     )

@@ -42,8 +42,12 @@ def select(
         typer.Option(help="Drop near-duplicates at this cosine similarity first."),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the selector.")] = None,
-    name: Annotated[str | None, typer.Option(help="Subset name (default: METHOD-K).")] = None,
-    overwrite: Annotated[bool, typer.Option(help="Replace a subset of that name.")] = False,
+    name: Annotated[
+        str | None, typer.Option(help="Subset name (default: METHOD-K); refused if it exists.")
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option(help="Replace the subset of that name (or METHOD-K) if it exists.")
+    ] = False,
     param: Annotated[
         list[str] | None,
         typer.Option("--param", "-p", help="Other selector parameter NAME=VALUE, repeatable."),

@@ -95,18 +95,31 @@ def study(
     ] = None,
     target_rows: Annotated[
         int | None,
-        typer.Option(min=1, help="Score on the first this many target rows (default: all)."),
+        typer.Option(
+            min=0,
+            help="Score on the first this many target rows; every run scores each of them "
+            "(default: 500; 0: all).",
+        ),
     ] = None,
     pilot: Annotated[
         int,
         typer.Option(min=2, help="Subsets trained with two seeds first, to measure seed noise."),
     ] = 4,
     force: Annotated[
-        bool, typer.Option("--force", help="Go on when the pilot finds seed noise too large.")
+        bool,
+        typer.Option(
+            "--force",
+            help="Go on when the pilot finds seed noise too large; with --estimate, accept a "
+            "plan of more than a day.",
+        ),
     ] = False,
     estimate: Annotated[
         bool,
-        typer.Option("--estimate", help="Print the plan and its cost here, then stop."),
+        typer.Option(
+            "--estimate",
+            help="Print the plan and its cost here, then stop (exit status 1 when it would "
+            "take more than a day, unless --force).",
+        ),
     ] = False,
     vectors: Annotated[
         str | None, typer.Option(help="The pool's gradient set (default: the latest).")
@@ -135,11 +148,12 @@ def study(
     params = plugin_params("trainer", trainer, param)
     if model is not None:
         params["model"] = model
+    sample: dict[str, Any] = {} if target_rows is None else {"target_rows": target_rows or None}
     chosen = _options(
         size=size, subsets=subsets, duplicates=duplicates, sources=sources,
         selectors=tuple(selector or ()), selector_draws=selector_draws,
         existing=tuple(existing or ()), seeds=seeds, trainer=trainer, trainer_params=params,
-        metrics=tuple(metric or ()), target_rows=target_rows, pilot=pilot, force=force,
+        metrics=tuple(metric or ()), pilot=pilot, force=force, **sample,
         vector_set=vectors, embedding_set=embeddings, name=name, seed=seed,
     )  # fmt: skip
     with Project.open(project) as opened:
@@ -147,11 +161,13 @@ def study(
             found = estimate_study(opened, pool, target, chosen, progress=RichProgress())
             if json:
                 emit(found.summary())
-                return
-            console.print(f"plan: {found.plan}, {seeds} seeds each ({found.runs} runs)")
-            console.print(f"cost: {found.cost.text} ({found.cost.measured})")
-            for note in found.notes:
-                console.print(note)
+            else:
+                console.print(f"plan: {found.plan}, {seeds} seeds each ({found.runs} runs)")
+                console.print(f"cost: {found.cost.text} ({found.cost.measured})")
+                for note in found.notes:
+                    console.print(note)
+            if found.cheaper is not None and not force:
+                fail(_too_long(found.cheaper), "refused", 1)
             return
         try:
             report = run_study(
@@ -188,6 +204,31 @@ def _options(*, subsets: int, **values: Any) -> Any:
         return StudyOptions(random=subsets - others, **values)
     except ValueError as exc:
         fail(str(exc), "usage", 2)
+
+
+def _too_long(cheaper: Any) -> str:
+    """Why an estimate over a day refuses, and what would bring the study within one."""
+    from vendiscope.core.studies.feasibility import duration
+
+    ways = []
+    if cheaper.target_rows is not None:
+        ways.append(
+            f"score on fewer target rows (--target-rows {cheaper.target_rows} instead of "
+            f"{cheaper.scored_rows:,}: every run scores each of them)"
+        )
+    if cheaper.runs_in_a_day:
+        ways.append(
+            f"plan fewer runs (about {cheaper.runs_in_a_day:,} of the {cheaper.runs:,} fit in a "
+            "day: fewer --subsets or --seeds)"
+        )
+    else:
+        ways.append(
+            "shorten each run (not even one fits in a day: fewer steps, or a smaller --size)"
+        )
+    return (
+        f"the study would take about {duration(cheaper.total_seconds)} here, more than a day; "
+        f"to bring it within one, {' or '.join(ways)}. --force accepts it as it is"
+    )
 
 
 def _print_note(text: str) -> None:

@@ -62,7 +62,7 @@ def test_an_unknown_subset_is_named_with_the_dataset_subsets_and_nothing_changes
         score_dataset(project, "pool", metric="gvendi", subset="nope")
     assert str(raised.value) == "dataset 'pool' has no subset named 'nope' (subsets: first)"
     with pytest.raises(ProjectError, match="name a subset"):
-        score_dataset(project, "pool", metric="gvendi", vs_random=5)
+        score_dataset(project, "pool", metric="gvendi", vs_random=True)
     assert table_counts(project_path) == before
 
 
@@ -74,8 +74,10 @@ def test_the_random_baseline_of_a_subset(project, tmp_path: Path) -> None:
     subsets.from_positions(project, "pool", "spread", one_per_cluster)
     subsets.from_positions(project, "pool", "lump", biggest)
 
-    spread = score_dataset(project, "pool", subset="spread", vs_random=30, random_seed=4)
-    lump = score_dataset(project, "pool", subset="lump", vs_random=30, random_seed=4)
+    spread = score_dataset(project, "pool", subset="spread", vs_random=True, random_draws=30,
+                           random_seed=4)  # fmt: skip
+    lump = score_dataset(project, "pool", subset="lump", vs_random=True, random_draws=30,
+                         random_seed=4)  # fmt: skip
     base = spread.vs_random
     assert base is not None and base["draws"] == 30 and base["seed"] == 4 and base["size"] == 20
     assert spread.value == pytest.approx(vendi.vendi_score(rows[sorted(one_per_cluster)]))
@@ -93,7 +95,7 @@ def test_the_random_baseline_of_a_subset(project, tmp_path: Path) -> None:
     assert lump.vs_random["z"] < -2 and lump.vs_random["share_below"] == 0.0
     assert lump.vs_random["values"] == base["values"]  # same seed, same size: same draws
     stored = project.run(spread.run_id)
-    assert stored.params["random_seed"] == 4 and stored.params["vs_random"] == 30
+    assert stored.params["random_seed"] == 4 and stored.params["random_draws"] == 30
     assert stored.result["vs_random"] == base
 
 
@@ -104,7 +106,13 @@ def test_a_subset_gets_its_own_bootstrap_interval_and_quality_weights(
     rows = vectors.load(project, "pool", "gradients/planted")
     subsets.from_positions(project, "pool", "half", range(0, 978, 2))
     result = score_dataset(
-        project, "pool", subset="half", params={"bootstrap": 20}, quality="rating", vs_random=3
+        project,
+        "pool",
+        subset="half",
+        params={"bootstrap": 20},
+        quality="rating",
+        vs_random=True,
+        random_draws=3,
     )
     ratings = np.asarray([1 + i % 5 for i in range(0, 978, 2)], dtype=float)
     expected = vendi.vendi_score(rows[::2], quality=ratings)
@@ -137,16 +145,19 @@ def test_a_subset_of_a_set_too_large_for_memory_reads_only_its_rows(
     assert part.value == pytest.approx(vendi.vendi_score(rows[100:400:3]), rel=1e-6)
     runs = len(project.runs("pool"))
     with pytest.raises(ProjectError, match="the random baseline needs the whole vector set"):
-        score_dataset(project, "pool", subset="some", vs_random=5, memory_budget=budget)
+        score_dataset(project, "pool", subset="some", vs_random=True, memory_budget=budget)
     assert len(project.runs("pool")) == runs  # refused before a run started
 
 
 def test_a_baseline_needs_the_vendi_metric_and_a_whole_number_of_draws() -> None:
     from vendiscope.core.metrics.subset_scoring import check_request
 
-    check_request("vendi", "some", 20)
-    check_request("count", "some", 0)
+    assert check_request("vendi", "some", True) == 20  # the default number of draws
+    assert check_request("vendi", "some", True, 7) == 7
+    assert check_request("count", "some", False) == 0
     with pytest.raises(ProjectError, match="metric 'count' has none"):
-        check_request("count", "some", 3)
-    with pytest.raises(ProjectError, match="vs_random must be a number of random draws"):
-        check_request("vendi", "some", -1)
+        check_request("count", "some", True, 3)
+    with pytest.raises(ProjectError, match="random_draws must be a number of random draws"):
+        check_request("vendi", "some", True, 0)
+    with pytest.raises(ProjectError, match=r"vs_random is a yes/no flag .* random_draws=N"):
+        check_request("vendi", "some", 20)  # type: ignore[arg-type] # the old count

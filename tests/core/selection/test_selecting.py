@@ -49,14 +49,16 @@ def test_diverse_methods_cover_more_clusters_than_random(project, labels) -> Non
     k = 25
     random_cover = np.mean([
         covered(labels, select_dataset(project, "pool", method="random", k=k,
-                                       params={"seed": s}).positions)
+                                       params={"seed": s}, name=f"random-{s}").positions)
         for s in range(3)
     ])  # fmt: skip
     for method in ("greedy-vendi", "k-center", "facility-location", "dpp"):
         report = select_dataset(project, "pool", method=method, k=k)
         assert covered(labels, report.positions) > random_cover, method
     names = [s.name for s in project.subsets("pool")]
-    assert "random-25" in names and "random-25-2" in names and "random-25-3" in names
+    assert {"random-0", "random-1", "random-2", "greedy-vendi-25", "dpp-25"} <= set(names)
+    with pytest.raises(ProjectError, match="subset 'dpp-25' of dataset 'pool' exists"):
+        select_dataset(project, "pool", method="dpp", k=k)  # the default name, taken: refused
 
 
 def test_exclusions_dedupe_and_quality(project, labels) -> None:

@@ -223,6 +223,19 @@ def representative_order(n: int) -> list[int]:
     return order
 
 
+def format_rate(rate: float | None, unit: str) -> str:
+    """``1.9 records/s`` (bytes scaled: ``2.5 MB/s``); empty when unknown."""
+    if rate is None:
+        return ""
+    if unit == "B":
+        for suffix in ("B", "kB", "MB", "GB"):
+            if rate < 1000 or suffix == "GB":
+                return f"{rate:,.1f} {suffix}/s"
+            rate /= 1000
+    digits = 2 if rate < 1 else 1 if rate < 100 else 0
+    return f"{rate:,.{digits}f} {unit}/s"
+
+
 def format_eta(seconds: float | None) -> str:
     """``0:01:35`` (``-:--:--`` when unknown)."""
     if seconds is None:

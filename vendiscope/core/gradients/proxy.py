@@ -134,13 +134,14 @@ def _dequantised(gguf: Path, cache_dir: Path, dtype: torch.dtype) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        lm = AutoModelForCausalLM.from_pretrained(
-            gguf.parent,
-            gguf_file=gguf.name,
-            dtype=dtype,
-            quantization_config=GgufConfig(gguf_file=gguf.name, dequantize=True),
-        )
+        with quiet_loading(gguf=True):  # no carriage-return bars in a job's log
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            lm = AutoModelForCausalLM.from_pretrained(
+                gguf.parent,
+                gguf_file=gguf.name,
+                dtype=dtype,
+                quantization_config=GgufConfig(gguf_file=gguf.name, dequantize=True),
+            )
     except (OSError, ValueError, KeyError, TypeError, ImportError) as exc:
         raise PluginError(f"proxy model '{gguf}' could not be read as GGUF: {exc}") from exc
     # Every weight is a plain float tensor now: drop the GGUF quantizer so the model saves as
@@ -153,8 +154,9 @@ def _dequantised(gguf: Path, cache_dir: Path, dtype: torch.dtype) -> Path:
     cache_dir.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=cache_dir))
     try:
-        lm.save_pretrained(temporary)
-        tokenizer.save_pretrained(temporary)
+        with quiet_loading():
+            lm.save_pretrained(temporary)
+            tokenizer.save_pretrained(temporary)
         try:
             os.rename(temporary, target)
         except OSError:

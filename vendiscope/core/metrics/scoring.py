@@ -5,8 +5,9 @@ over an embedding set. Per-record scores (leverage, contribution, uniqueness) ar
 a one-column vector set named after the run, so views can colour and sort by them.
 
 ``subset=NAME`` scores only that subset's rows (:mod:`.subset_scoring`), recorded as a run of
-kind ``subset-score`` with ``params["subset"]``; ``vs_random=DRAWS`` adds the random baseline
-of its size (:mod:`.subset_baseline`). A subset run stores no per-record scores.
+kind ``subset-score`` with ``params["subset"]``; ``vs_random=True`` adds the random baseline
+of its size (``random_draws`` random subsets, :mod:`.subset_baseline`). A subset run stores
+no per-record scores.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.metrics import streaming, subset_scoring
+from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.store import records, vectors
@@ -78,7 +80,8 @@ def score_dataset(
     registry: PluginRegistry | None = None,
     memory_budget: int | None = None,
     subset: str | None = None,
-    vs_random: int = 0,
+    vs_random: bool = False,
+    random_draws: int = DEFAULT_DRAWS,
     random_seed: int = 0,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
@@ -92,15 +95,16 @@ def score_dataset(
     A set larger than ``memory_budget`` bytes (default: :func:`.streaming.memory_budget`) is
     scored by the built-in Vendi metric streaming over its stored chunks.
     ``subset`` scores only that subset's records (an unknown name is refused before the run,
-    listing the dataset's subsets); ``vs_random`` draws that many random subsets of its size
-    (seeded by ``random_seed``) for a baseline (the built-in Vendi metric only).
+    listing the dataset's subsets); ``vs_random=True`` compares it with ``random_draws``
+    random subsets of its size (seeded by ``random_seed``), its random baseline (the built-in
+    Vendi metric only).
     """
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
     params = dict(params or {})
     plugin = "vendi" if metric in KIND_FOR_METRIC else metric
-    subset_scoring.check_request(plugin, subset, vs_random)
+    draws = subset_scoring.check_request(plugin, subset, vs_random, random_draws)
     if subset is not None and plugin == "vendi":
         params.setdefault("per_record", None)  # a subset run stores no per-record scores
     registry = registry or default_registry()
@@ -115,7 +119,7 @@ def score_dataset(
     else:
         raise ProjectError(f"metric '{metric}' needs a vector set (--vectors NAME)")
     if positions is not None:
-        subset_scoring.check_fits(target, len(positions), vs_random, memory_budget)
+        subset_scoring.check_fits(target, len(positions), draws, memory_budget)
     weights = quality_weights(project, dataset, quality) if quality is not None else None
     run_params = {
         "metric": metric,
@@ -126,7 +130,9 @@ def score_dataset(
     }
     key = f"score:{dataset}:{metric}:{target.name}"
     if subset is not None:
-        run_params.update(subset=subset, vs_random=int(vs_random), random_seed=random_seed)
+        run_params.update(
+            subset=subset, vs_random=vs_random, random_draws=draws, random_seed=random_seed
+        )
         key += f":subset:{subset}"
     with recorded_run(
         project,
@@ -148,7 +154,7 @@ def score_dataset(
             n = len(positions)
             result, breakdown, baseline = subset_scoring.score_subset(
                 project, dataset, target, instance, plugin, registry, positions,
-                weights=weights, per_source=per_source, vs_random=vs_random, seed=random_seed,
+                weights=weights, per_source=per_source, draws=draws, seed=random_seed,
                 cancel=cancel,
             )  # fmt: skip
         elif plugin == "vendi" and streaming.needs_streaming(target, memory_budget):

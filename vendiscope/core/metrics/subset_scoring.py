@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken
 from vendiscope.core.metrics import streaming
+from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.store import records, subsets, vectors
 
 if TYPE_CHECKING:
@@ -41,12 +42,27 @@ def subset_positions(project: Project, dataset: str, name: str) -> list[int]:
     return sorted(found)
 
 
-def check_request(plugin: str, subset: str | None, vs_random: int) -> None:
-    """Refuse, before any run starts, a random baseline that cannot be drawn."""
-    if isinstance(vs_random, bool) or int(vs_random) != vs_random or vs_random < 0:
-        raise ProjectError(f"vs_random must be a number of random draws >= 0; got {vs_random!r}")
+def check_request(
+    plugin: str, subset: str | None, vs_random: bool, random_draws: int = DEFAULT_DRAWS
+) -> int:
+    """Refuse, before any run starts, a random baseline that cannot be drawn.
+
+    ``vs_random`` is a yes/no flag (the CLI's ``--vs-random``), ``random_draws`` the number of
+    random subsets drawn for it (``--random-draws``). Returns the number of draws: 0 without a
+    baseline.
+    """
+    if not isinstance(vs_random, bool):
+        raise ProjectError(
+            f"vs_random is a yes/no flag (True: compare with random subsets of the same size); "
+            f"the number of draws is random_draws=N (default {DEFAULT_DRAWS}); got "
+            f"vs_random={vs_random!r}"
+        )
+    if isinstance(random_draws, bool) or int(random_draws) != random_draws or random_draws < 1:
+        raise ProjectError(
+            f"random_draws must be a number of random draws >= 1; got {random_draws!r}"
+        )
     if not vs_random:
-        return
+        return 0
     if subset is None:
         raise ProjectError(
             "the random baseline compares a subset with random subsets of its size; "
@@ -57,18 +73,19 @@ def check_request(plugin: str, subset: str | None, vs_random: int) -> None:
             f"the random baseline is drawn with the built-in Vendi score; metric '{plugin}' "
             "has none (score without --vs-random)"
         )
+    return int(random_draws)
 
 
 def check_fits(
-    target: VectorSetInfo, rows: int, vs_random: int, memory_budget: int | None = None
+    target: VectorSetInfo, rows: int, draws: int, memory_budget: int | None = None
 ) -> None:
     """Refuse, before the run, a subset (or, for a baseline, a whole set) above the budget."""
     import numpy as np
 
     budget = streaming.memory_budget() if memory_budget is None else memory_budget
-    needed = (target.n_rows if vs_random else rows) * target.dim * np.dtype(target.dtype).itemsize
+    needed = (target.n_rows if draws else rows) * target.dim * np.dtype(target.dtype).itemsize
     if needed > budget:
-        what = "the random baseline needs the whole vector set" if vs_random else "the subset"
+        what = "the random baseline needs the whole vector set" if draws else "the subset"
         raise ProjectError(
             f"{what} in memory ({needed / 2**30:.2f} GiB of vector set '{target.name}'), more "
             f"than the memory budget; raise {streaming.ENV_BUDGET} or score a smaller subset"
@@ -134,14 +151,14 @@ def score_subset(
     *,
     weights: np.ndarray | None,
     per_source: bool,
-    vs_random: int = 0,
+    draws: int = 0,
     seed: int = 0,
     cancel: CancelToken,
 ) -> tuple[MetricResult, dict[str, dict[str, float]], dict[str, Any] | None]:
     """Score the rows at ``positions`` (sorted dataset positions) of ``target``.
 
     Returns the metric's result, the per-source scores of the subset's records and, with
-    ``vs_random`` draws, the random baseline (:func:`.subset_baseline.random_baseline`).
+    ``draws`` (> 0), the random baseline (:func:`.subset_baseline.random_baseline`).
     The whole matrix is loaded once when a baseline is drawn (:func:`check_fits` first);
     otherwise only the chunks holding the subset's rows are read.
     """
@@ -150,7 +167,7 @@ def score_subset(
     from vendiscope.core.metrics.subset_baseline import random_baseline
 
     index = np.asarray(positions, dtype=np.int64)
-    full = vectors.load(project, dataset, target.name) if vs_random else None
+    full = vectors.load(project, dataset, target.name) if draws else None
     matrix = full[index] if full is not None else vectors.read_rows(project, target, positions)
     sub_weights = weights[index] if weights is not None else None
     sources = _subset_sources(project, dataset, positions) if per_source else None
@@ -161,7 +178,7 @@ def score_subset(
     baseline = None
     if full is not None:
         baseline = random_baseline(
-            full, len(positions), float(result.value), draws=vs_random, seed=seed,
+            full, len(positions), float(result.value), draws=draws, seed=seed,
             q=getattr(instance, "q", 1.0), normalize=getattr(instance, "normalize", True),
             quality=weights, check_cancel=cancel.raise_if_cancelled,
         )  # fmt: skip

@@ -135,8 +135,9 @@ def select_dataset(
         A cosine threshold: find near-duplicates on the selection's vector set first and
         keep only each group's representative as a candidate.
     name, overwrite
-        The subset to save (default ``METHOD-k``, numbered if taken); an explicit name
-        that exists is refused unless ``overwrite``.
+        The subset to save (default ``METHOD-k``, :func:`.job_checks.default_subset_name`);
+        a name that exists, the default included, is refused before any work unless
+        ``overwrite`` (then the subset is replaced).
     """
     started = time.perf_counter()
     progress = progress or NullProgress()

@@ -105,20 +105,29 @@ def _without_near_duplicates(
     return _candidates(plan.target, excluded, plan.quality, k, plan.name)
 
 
+def default_subset_name(method: str, k: int) -> str:
+    """The name a selection is saved under unless one is given: ``METHOD-K``."""
+    return f"{method}-{k}"
+
+
 def _subset_name(
     project: Project, dataset: str, method: str, k: int, name: str | None, overwrite: bool
 ) -> str:
+    """The subset a selection saves: ``name`` or :func:`default_subset_name`, refused (before
+    any work) when the dataset has it already, unless ``overwrite`` replaces it."""
     if name is not None:
         subsets.check_name(name)
         if not overwrite:
             subsets.refuse_existing(project, dataset, name)
         return name
-    taken = {s.name for s in project.subsets(dataset)}
-    base = f"{method}-{k}"
-    candidate, number = base, 2
-    while candidate in taken:
-        candidate, number = f"{base}-{number}", number + 1
-    return candidate
+    chosen = default_subset_name(method, k)
+    if not overwrite and any(s.name == chosen for s in project.subsets(dataset)):
+        raise ProjectError(
+            f"subset '{chosen}' of dataset '{dataset}' exists (a selection's default name is "
+            "METHOD-K); save this one under another name (name=..., `--name NAME`) or replace "
+            "it (overwrite=True, `--overwrite`)"
+        )
+    return chosen
 
 
 def _near_duplicates(

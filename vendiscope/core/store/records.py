@@ -7,14 +7,36 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.exc import DatabaseError
 
+from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import RECORD_COLUMNS, Project
 from vendiscope.core.store.schema import Record
 
-__all__ = ["DatabaseError", "records_at", "source_positions"]
+__all__ = ["DatabaseError", "page", "records_at", "source_positions"]
 
 IN_BATCH = 900
 """Positions asked for in one ``IN (...)`` (SQLite allows 999 parameters)."""
+
+
+def page(project: Project, dataset: str, offset: int, limit: int) -> list[RecordRow]:
+    """Records ``offset`` to ``offset + limit`` of a dataset, to show (``vendiscope show``).
+
+    An offset past the end is refused, naming the dataset's size, rather than showing nothing
+    (an empty dataset shows nothing from offset 0).
+    """
+    info = project.dataset(dataset)
+    if offset < 0 or limit < 1:
+        raise ProjectError(
+            f"offset must be >= 0 and limit >= 1; got offset {offset}, limit {limit}"
+        )
+    rows = info.row_count
+    if offset and offset >= rows:
+        last = f"; the last position is {rows - 1:,}" if rows else ""
+        raise ProjectError(
+            f"offset {offset:,} is past the end (dataset '{dataset}' has {rows:,} "
+            f"row{'' if rows == 1 else 's'}{last})"
+        )
+    return project.records(dataset, offset, limit)
 
 
 def records_at(project: Project, dataset: str, positions: Sequence[int]) -> dict[int, RecordRow]:
