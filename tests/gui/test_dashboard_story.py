@@ -102,3 +102,45 @@ def test_the_demo_opens_on_its_whole_story(qtbot, window: MainWindow, tmp_path: 
     assert workbench.form.run_button.isEnabled()
     window.tabs.setCurrentWidget(map_view)
     screenshot(window, "demo-map")
+
+
+def test_the_dashboard_fits_1280x760_with_subsets_compared(
+    qtbot, window: MainWindow, analysed_project: Path
+) -> None:
+    """Scored subsets, sources, sparse clusters and the spectrum (with its axis) all in a
+    1280x760 window, without scrolling the page; the share is one number, rounded once."""
+    import re
+
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    from tests.gui.test_subset_compare import visible_rows
+    from vendiscope.core.metrics.scoring import score_dataset
+    from vendiscope.core.store import subsets
+    from vendiscope.core.store.project import Project
+
+    with Project.open(analysed_project) as project:
+        subsets.from_positions(project, ANALYSED, "first-forty", range(40))
+        subsets.from_positions(project, ANALYSED, "even", range(0, 978, 2))
+        for name in ("greedy-vendi-60", "first-forty", "even"):
+            score_dataset(project, ANALYSED, vector_set="gradients/planted", subset=name)
+    window.resize(1280, 760)
+    open_project(qtbot, window, analysed_project)
+    dashboard = window.open_view("dashboard", ANALYSED)
+    compare = dashboard.subsets_compare
+    qtbot.waitUntil(lambda: dashboard.summary is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: compare.isVisible() and compare.table.rowCount() == 4, timeout=20_000)
+    qtbot.waitUntil(lambda: visible_rows(compare.table) == 4, timeout=5_000)
+    scroll = dashboard.findChild(QScrollArea)
+    assert scroll.verticalScrollBar().maximum() == 0  # the page fits: nothing below the fold
+    viewport = scroll.viewport()
+    for part in (compare, dashboard.sources, dashboard.clusters, dashboard.spectrum):
+        shown = QRect(part.mapTo(viewport, part.rect().topLeft()), part.size())
+        assert viewport.rect().contains(shown), part.objectName()
+    chart = dashboard.spectrum.plot
+    axis = chart.getPlotItem().getAxis("bottom")  # the rank axis, labels and all, in view
+    assert chart.rect().contains(chart.mapFromScene(axis.sceneBoundingRect()).boundingRect())
+    share = dashboard.cards["share"].value.text()
+    in_gvendi = re.search(r"\(([\d.]+%)\)", dashboard.cards["gvendi"].context.text()).group(1)
+    assert share == in_gvendi  # "11.6%" on both cards, not "12%" beside "(11.6%)"
+    screenshot(window, "dashboard-1280x760")

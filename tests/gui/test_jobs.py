@@ -94,7 +94,7 @@ def test_pipeline_jobs_embed_score_near_duplicates(qtbot, window, small_project:
     records = window.open_view("records", "tiny")
     model = records.model
     qtbot.waitUntil(lambda: model.columnCount() == 5, timeout=20_000)
-    assert model.headerData(4, _horizontal(), 0).startswith("Leverage\n(sentence")
+    assert model.headerData(4, _horizontal(), 0) == "Leverage\n(embedding-Vendi)"
     records._header_clicked(4)  # highest score first
     first, second = (float(model.index(r, 4).data()) for r in (0, 1))
     assert first >= second
@@ -196,3 +196,29 @@ def test_the_embed_dialog_offers_the_fields_core_knows() -> None:
     from vendiscope.gui.dialogs import pipeline_dialogs
 
     assert pipeline_dialogs.FIELDS == FIELDS  # kept in the GUI so start-up skips SQLAlchemy
+
+
+def test_opening_another_project_clears_the_jobs_of_the_one_before(
+    qtbot, window, small_project: Path, tmp_path
+) -> None:
+    from tests.conftest import write_jsonl
+    from tests.gui import _process_tasks
+    from vendiscope.gui.jobs.panel import JobRow
+
+    open_project(qtbot, window, small_project)
+    data = write_jsonl(tmp_path / "more.jsonl", tiny_rows(5))
+    location = window.document.location
+    done = wait_job(qtbot, window.jobs.submit("Import", tasks.import_file, location, str(data)))
+    assert done.state == JobState.DONE, done.error_details
+    running = window.jobs.submit("Waiting in the first project", _process_tasks.wait_for_cancel)
+    qtbot.waitUntil(lambda: running.state == JobState.RUNNING)
+    panel = window.jobs_panel
+    assert not panel.rows[running].project.isVisible()  # a job of the open project: no label
+    open_project(qtbot, window, make_project(tmp_path / "other.vscope", tiny_rows(4), "other"))
+    assert done not in panel.rows and done not in window.jobs.jobs  # finished: gone
+    assert [row.job for row in panel.findChildren(JobRow) if row.isVisible()] == [running]
+    label = panel.rows[running].project
+    assert label.isVisible() and label.text() == "In project small.vscope, not the one open now"
+    screenshot(window.jobs_dock, "jobs-after-open")
+    running.cancel()
+    wait_job(qtbot, running)

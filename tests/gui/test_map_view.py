@@ -78,7 +78,9 @@ def test_map_loads_the_projection_and_colours_by_cluster_and_source(
     assert np.allclose(cloud.x, truth["coords"][:, 0]) and np.allclose(
         cloud.y, truth["coords"][:, 1]
     )
-    assert view.colouring.by == "cluster"  # the default when a clustering exists
+    assert view.colouring.by == "source"  # the default of every map: the records' sources
+    assert view.set_colour("cluster")
+    qtbot.waitUntil(lambda: view.colouring.by == "cluster", timeout=10_000)
     assert np.array_equal(cloud.codes, truth["labels"])
     colour = cloud.lut[cloud.codes]  # one colour per cluster, distinct across the 20
     for label in range(20):
@@ -301,3 +303,19 @@ def test_the_map_in_a_dark_palette(qtbot, settings, analysed_project: Path) -> N
         window.document.close()
     finally:
         app.setPalette(light)
+
+
+def test_the_map_tab_shows_it_is_loading_at_once(
+    qtbot, window: MainWindow, analysed_project: Path
+) -> None:
+    open_project(qtbot, window, analysed_project)
+    view = window.open_view("map", ANALYSED)
+    assert window.tabs.currentWidget() is view  # the tab is there before anything is read
+    assert view.pages.currentWidget() is view.loading
+    assert view.loading_text.text() == f"Loading the map of “{ANALYSED}”…"
+    assert view.loading_bar.isVisible() and view.loading_bar.maximum() == 0  # busy
+    screenshot(window, "map-loading")
+    qtbot.waitUntil(lambda: view.map is not None and view.colouring is not None, timeout=15_000)
+    assert view.pages.currentWidget() is view.plot_page and view.canvas.count == len(
+        view.map.coords
+    )

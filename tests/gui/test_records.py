@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from PySide6.QtCore import Qt
 from tests.gui.conftest import open_project, screenshot
 from vendiscope.core.store.migrate import copy_project
 from vendiscope.gui.records.model import CACHE_PAGES, PAGE_ROWS, RECORD_ROLE, RecordsTableModel
+from vendiscope.gui.records.view import TEXT_COLUMNS, TEXT_MIN_WIDTH
 from vendiscope.gui.windows.document import ProjectDocument
 
 
@@ -107,7 +109,7 @@ def test_score_columns_are_named_by_what_they_are_and_every_column_is_in_view(
     header = view.table.horizontalHeader()
     model = view.model
     shown = model.headerData(5, Qt.Orientation.Horizontal)
-    assert shown == "Leverage\n(gradients/fast)"  # what, then on what
+    assert shown == "Leverage\n(G-Vendi)"  # what, then measured how
     tip = model.headerData(5, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert "run #5" in tip and "G-Vendi on 'gradients/fast'" in tip and "bootstrap = 200" in tip
     assert [header.visualIndex(c) for c in (0, 4, 5)] == [0, 1, 2]  # scores next to the #
@@ -138,3 +140,112 @@ def test_the_demo_story_fits_a_1366x768_screen(qtbot, window, demo_project: Path
     qtbot.wait(100)
     assert window.minimumSizeHint().height() <= 768
     assert window.height() == 768
+
+
+def header_lines(view) -> list[str]:
+    model = view.model
+    return [str(model.headerData(c, Qt.Orientation.Horizontal)) for c in range(model.columnCount())]
+
+
+def painted_text(view, row: int, column: int) -> str:
+    """The text a cell paints at its column's width (what its delegate gives, elided at the
+    right by the style as Qt does when it does not fit)."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
+    table = view.table
+    index = view.model.index(row, column)
+    option = QStyleOptionViewItem()
+    option.initFrom(table)
+    option.rect = table.visualRect(index)
+    option.widget = table
+    table.itemDelegateForIndex(index).initStyleOption(option, index)
+    margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+    width = option.rect.width() - 2 * margin
+    return option.fontMetrics.elidedText(option.text, Qt.TextElideMode.ElideRight, width)
+
+
+def test_a_rerun_score_shows_once_and_older_runs_can_be_chosen(
+    qtbot, window, demo_project: Path
+) -> None:
+    """Scored twice, a score is one column (the newest run); the column chooser lists every
+    run and shows an older one beside it, each header naming its run. At 1280x760 the
+    prompt and response keep room to be read."""
+    from vendiscope.core.metrics.scoring import score_dataset
+    from vendiscope.core.store.project import Project
+
+    with Project.open(demo_project) as project:  # the embedding leverage again (run #6 first)
+        rerun = score_dataset(
+            project, "demo", metric="vendi", vector_set="sentence-transformers/prompt+response",
+            params={"per_record": "leverage"},
+        ).run_id  # fmt: skip
+    window.resize(1280, 760)
+    open_project(qtbot, window, demo_project)
+    view = window.open_view("records", "demo")
+    qtbot.waitUntil(lambda: bool(view.model.scores), timeout=20_000)
+    model, header = view.model, view.table.horizontalHeader()
+    assert [c.run_id for c in model.scores] == [rerun, 5]  # the newest of each score
+    headers = header_lines(view)
+    assert headers[4:] == ["Leverage\n(embedding-Vendi)", "Leverage\n(G-Vendi)"]
+    assert view.scores_button.isVisible()
+    qtbot.wait(50)
+    viewport = view.table.viewport().width()
+    for column in range(model.columnCount()):  # every column in view, text columns readable
+        left = header.sectionViewportPosition(column)
+        assert left >= 0 and left + header.sectionSize(column) <= viewport, column
+    for column in TEXT_COLUMNS:
+        assert header.sectionSize(column) >= TEXT_MIN_WIDTH
+    screenshot(window, "records-newest-score-runs")
+
+    button = view.scores_button
+    menu = button.menu()
+    menu.popup(button.mapToGlobal(button.rect().bottomLeft()))  # fills itself as it opens
+    qtbot.waitUntil(menu.isVisible)
+    screenshot(menu, "records-score-columns-menu")
+    menu.hide()
+    runs = [a for a in menu.actions() if a.isCheckable()]
+    labels = [a.text() for a in runs]
+    embedding = "embedding-Vendi leverage on sentence-transformers/prompt+response"
+    assert labels[0].startswith(f"{embedding}: run #{rerun}, ")
+    assert labels[1].startswith(f"{embedding}: run #6, ") and labels[1].endswith("(older)")
+    assert labels[2].startswith("G-Vendi leverage on gradients/fast: run #5, ")
+    assert [a.isChecked() for a in runs] == [True, False, True]
+    runs[1].trigger()  # show the older run too
+    qtbot.waitUntil(lambda: len(model.scores) == 3, timeout=20_000)
+    qtbot.wait(50)
+    headers = header_lines(view)
+    assert len(set(headers)) == len(headers)  # every header tells its column apart
+    assert headers[4:] == [
+        f"Leverage, run #{rerun}\n(embedding-Vendi)",
+        "Leverage, run #6\n(embedding-Vendi)",
+        "Leverage\n(G-Vendi)",
+    ]
+    tip = model.headerData(5, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert f"An older run of this score: the newest is run #{rerun}." in tip
+    for column in range(model.columnCount()):  # every header in full
+        widest = max(header.fontMetrics().horizontalAdvance(line)
+                     for line in headers[column].split("\n"))  # fmt: skip
+        assert widest <= header.sectionSize(column) or column in TEXT_COLUMNS, column
+    for column in TEXT_COLUMNS:  # prompt and response keep room to be read (or it scrolls)
+        assert header.sectionSize(column) >= TEXT_MIN_WIDTH
+    screenshot(window, "records-older-score-run")
+    view.fill_score_menu().actions()[-1].trigger()  # back to the newest of each
+    qtbot.waitUntil(lambda: len(model.scores) == 2, timeout=20_000)
+
+
+def test_text_cells_show_where_neighbouring_records_differ(
+    qtbot, window, small_project: Path
+) -> None:
+    """Every prompt starts "Tell me one fact about": cut at the right, each row would show
+    those words. A cell that does not fit drops the beginning it shares with its neighbours."""
+    window.resize(1024, 700)
+    open_project(qtbot, window, small_project)
+    view = window.open_view("records", "tiny")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 24, timeout=10_000)
+    qtbot.wait(50)
+    prompts = [painted_text(view, row, 1) for row in range(8)]
+    topics = ["rivers", "prime", "sorting", "tea", "volcanoes", "chess", "bees", "jazz"]
+    for row, (shown, topic) in enumerate(zip(prompts, topics, strict=True)):
+        assert shown.startswith("\u2026about ") and topic in shown, (row, shown)
+    assert all(a != b for a, b in itertools.pairwise(prompts))
+    assert painted_text(view, 0, 2) == "Fact 0 about rivers."  # it fits: shown whole
+    screenshot(window, "records-distinct-text")

@@ -91,3 +91,28 @@ def test_no_result_yet_gives_empty_tables_and_no_chart() -> None:
     assert data.outcome_choices({}) == [("improvement", "Target loss improvement")]
     assert data.number(None) == "" and data.number(float("nan")) == ""
     assert data.p_value(0.0001) == "< 0.001" and data.p_value(0.25) == "0.250"
+
+
+def test_a_study_of_more_than_a_day_says_how_to_make_it_shorter() -> None:
+    from vendiscope.core.studies.feasibility import cheaper_plan, study_cost
+
+    def cost(runs: int, per_run: float) -> Any:
+        return study_cost(runs, seconds_per_run=per_run, one_time_seconds=400.0, n_examples=6,
+                          n_distinct=6, n_target=20_000, measured="")  # fmt: skip
+
+    assert cheaper_plan(cost(96, 600.0), 20_000) is None  # 16 hours: within a day
+    longer = cheaper_plan(cost(96, 29_600.0), 20_000)  # the user's 32.9 days
+    assert longer is not None and (longer.runs_in_a_day, longer.target_rows) == (1, 500)
+    assert data.too_long_text(longer.to_json()) == (
+        "That is more than a day. To bring it within one, score on 500 target rows instead of "
+        "20,000 (Target rows: every run scores each of them) or plan fewer training runs: "
+        "about 1 of the 96 fit in a day (fewer subsets or seeds)."
+    )
+    on_a_sample = cheaper_plan(cost(96, 90_000.0), 500)
+    assert on_a_sample is not None and on_a_sample.target_rows is None
+    assert "shorten each run: not even one fits in a day" in data.too_long_text(
+        on_a_sample.to_json()
+    )
+    assert data.long_study_question(on_a_sample.to_json()).startswith(
+        "The estimate says this study would take about 101.0 days on this computer. To bring "
+    )

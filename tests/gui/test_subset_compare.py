@@ -84,7 +84,7 @@ def test_the_dashboard_shows_scored_subsets_only_once_there_are_some(
         whole = score_dataset(project, ANALYSED, vector_set="gradients/planted")
         part = score_dataset(
             project, ANALYSED, vector_set="gradients/planted", subset="greedy-vendi-60",
-            vs_random=8,
+            vs_random=True, random_draws=8,
         )  # fmt: skip
     window.document.changed.emit()
     qtbot.waitUntil(lambda: compare.isVisible() and compare.table.rowCount() == 2, timeout=20_000)
@@ -106,7 +106,7 @@ def test_comparisons_group_by_measure_and_keep_the_latest_score_of_each_subset(
         subsets.from_positions(project, ANALYSED, "odd", np.arange(1, 978, 2))
         score_dataset(project, ANALYSED, metric="vendi", subset="odd")
         score_dataset(project, ANALYSED, subset="odd", params={"q": 2.0})
-        latest = score_dataset(project, ANALYSED, subset="odd", vs_random=3)
+        latest = score_dataset(project, ANALYSED, subset="odd", vs_random=True, random_draws=3)
         subsets.delete_subset(project, ANALYSED, "odd")
         found = comparisons_of(project, ANALYSED)
     assert [c.title for c in found] == [
@@ -130,3 +130,54 @@ def test_the_comparison_data_is_qt_free(module: str) -> None:
         "sys.exit(any(m.split('.')[0] in ('PySide6', 'pyqtgraph') for m in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def visible_rows(table) -> int:
+    """Rows shown in full in the table's viewport."""
+    viewport = table.viewport().rect()
+    return sum(
+        viewport.contains(table.visualRect(table.model().index(row, 0)))
+        for row in range(table.rowCount())
+    )
+
+
+def test_the_workbench_shows_every_scored_set_by_name_at_1280x760(
+    qtbot, window: MainWindow, analysed_project: Path
+) -> None:
+    with Project.open(analysed_project) as project:
+        subsets.from_positions(project, ANALYSED, "the-first-forty-records", range(40))
+        subsets.from_positions(
+            project, ANALYSED, "every-other-record-of-the-data", range(0, 978, 2)
+        )
+        for name in (
+            "greedy-vendi-60",
+            "the-first-forty-records",
+            "every-other-record-of-the-data",
+        ):
+            score_dataset(project, ANALYSED, vector_set="gradients/planted", subset=name,
+                          vs_random=True, random_draws=3)  # fmt: skip
+    window.resize(1280, 760)
+    open_project(qtbot, window, analysed_project)
+    view = window.open_view("selection", ANALYSED)
+    compare, table = view.compare, view.compare.table
+    qtbot.waitUntil(lambda: view.state is not None and table.rowCount() == 4, timeout=20_000)
+    qtbot.waitUntil(lambda: visible_rows(table) == 4, timeout=5_000)  # tall enough for its rows
+    header = table.horizontalHeader()
+    names = column(compare, "Set")
+    assert names[1:] == [
+        "greedy-vendi-60", "the-first-forty-records", "every-other-record-of-the-data"
+    ]  # fmt: skip
+    widest = max(table.fontMetrics().horizontalAdvance(name) for name in names)
+    assert header.sectionSize(0) >= widest + 8  # the names in full
+    assert table.horizontalScrollBar().maximum() == 0  # nothing off to the side
+    shown = [c for c in range(table.columnCount()) if not table.isColumnHidden(c)]
+    assert {COLUMNS[c] for c in shown} >= {"Set", "n", "Score", "Vs random"}
+    for c in shown:
+        left = header.sectionViewportPosition(c)
+        assert left >= 0 and left + header.sectionSize(c) <= table.viewport().width(), COLUMNS[c]
+        texts = [table.item(r, c).text() for r in range(table.rowCount())]
+        assert max(table.fontMetrics().horizontalAdvance(t) for t in texts) <= header.sectionSize(c)
+    hidden = [COLUMNS[c] for c in range(table.columnCount()) if table.isColumnHidden(c)]
+    tip = table.item(1, 0).toolTip()  # a hidden column's value is in the set's tooltip
+    assert all(f"{name}: " in tip for name in hidden) and "Run: #" in tip
+    screenshot(window, "selection-workbench-subsets-compared-1280x760")

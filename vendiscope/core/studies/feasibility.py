@@ -6,7 +6,9 @@ spread of subset means into seed noise and real differences (one-way random effe
 subset's mean over the planned number of seeds: ``true / (true + within / seeds)``. Below
 :data:`~vendiscope.core.studies.analysis.SEPARABLE_RELIABILITY` the study would rank seed
 noise, and the job refuses it unless forced. :func:`study_cost` turns a trainer's measured
-cost of one run into the whole study's.
+cost of one run into the whole study's, and :func:`cheaper_plan` says what brings a study
+longer than :data:`LONGEST_UNCONFIRMED_S` (a day) within one: the app and the CLI start such
+a study only when told to.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .analysis import SEPARABLE_RELIABILITY, _Json, seed_noise
+from .options import DEFAULT_TARGET_ROWS
+
+LONGEST_UNCONFIRMED_S = 86_400.0
+"""A study estimated longer than this (a day) starts only once its user confirms it."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,34 @@ def study_cost(
     once = one_time_seconds * max(1.0, scale)
     total = (runs + 1) * seconds_per_run + once
     return StudyCost(runs, seconds_per_run, once, seconds_per_run, total, measured)
+
+
+@dataclass(frozen=True)
+class CheaperPlan(_Json):
+    """What brings a study estimated over a day within one.
+
+    ``runs_in_a_day`` runs of this length fit in a day with the one-time cost (0: not even
+    one); ``target_rows``, when not None, is a smaller sample of the target to score on
+    (every run scores each target row, so a large target makes every run slow)."""
+
+    total_seconds: float
+    runs: int
+    runs_in_a_day: int
+    target_rows: int | None
+    scored_rows: int
+
+
+def cheaper_plan(cost: StudyCost, scored_rows: int) -> CheaperPlan | None:
+    """None when the study fits in a day; else what would make it fit (``scored_rows``: the
+    target rows each run scores now)."""
+    if not cost.total_seconds > LONGEST_UNCONFIRMED_S:
+        return None
+    left = LONGEST_UNCONFIRMED_S - cost.one_time_seconds
+    per_run = cost.seconds_per_run
+    fit = int(left // per_run) - 1 if per_run > 0 and left > 0 else 0  # less the baseline
+    fit = max(0, min(fit, cost.runs))
+    sample = DEFAULT_TARGET_ROWS if scored_rows > DEFAULT_TARGET_ROWS else None
+    return CheaperPlan(cost.total_seconds, cost.runs, fit, sample, scored_rows)
 
 
 def duration(seconds: float) -> str:

@@ -35,7 +35,13 @@ from vendiscope.core.store.runs import describe as describe_run
 from vendiscope.core.studies.analysis import analyse
 from vendiscope.core.studies.chart import outcome_table
 from vendiscope.core.studies.examples import Examples, load_examples
-from vendiscope.core.studies.feasibility import StudyCost, read_pilot, study_cost
+from vendiscope.core.studies.feasibility import (
+    CheaperPlan,
+    StudyCost,
+    cheaper_plan,
+    read_pilot,
+    study_cost,
+)
 from vendiscope.core.studies.options import RUN_KIND, StudyOptions, comparable
 from vendiscope.core.studies.plan import PlannedSubset, make_plan, plan_summary
 from vendiscope.core.studies.scores import score_subsets
@@ -67,7 +73,13 @@ class StudyEstimate:
     checkable: int
     notes: list[str]
 
+    @property
+    def cheaper(self) -> CheaperPlan | None:
+        """What would bring the study within a day (None: it fits in one)."""
+        return cheaper_plan(self.cost, self.target_rows)
+
     def summary(self) -> dict[str, Any]:
+        cheaper = self.cheaper
         return {
             "plan": self.plan,
             "subsets": self.subsets,
@@ -77,6 +89,7 @@ class StudyEstimate:
             "target_rows": self.target_rows,
             "checkable": self.checkable,
             "notes": list(self.notes),
+            "longer_than_a_day": cheaper.to_json() if cheaper is not None else None,
         }
 
 
@@ -152,6 +165,7 @@ def _prepare(
     pool_examples = load_examples(project, pool)
     target_examples = load_examples(project, target, limit=options.target_rows, answers=True)
     progress.finish()
+    cancel.raise_if_cancelled()
     in_target = set(target_examples.hashes)
     exclude = [i for i, h in enumerate(pool_examples.hashes) if h in in_target]
     existing = {name: subset_positions(project, pool, name) for name in options.existing}
@@ -249,9 +263,11 @@ def estimate_study(
     registry = registry or default_registry()
     prepared = _prepare(project, pool, target, options, registry, progress, cancel)
     runs = len(_tasks(prepared.plan, options.seeds, options.pilot))
-    progress.start("Timing the trainer on a few examples", total=None)
+    cancel.raise_if_cancelled()
+    progress.start("Timing the trainer on a few examples (its model loads first)", total=None)
     cost = _cost(prepared, options, runs)
     progress.finish()
+    cancel.raise_if_cancelled()
     return StudyEstimate(
         plan_summary(prepared.plan),
         len(prepared.plan),

@@ -17,6 +17,9 @@ BUILTIN_METRICS = {
 """The metrics a study computes without a plugin: the Vendi score of the subset's gradient
 rows, of its embedding rows, and the lexical baseline (distinct 1- to 4-grams)."""
 DEFAULT_METRICS = tuple(BUILTIN_METRICS)
+DEFAULT_TARGET_ROWS = 500
+"""Target records each model is scored on by default: every run scores all of them, so a
+large target makes every run slow; 500 rows measure the loss well enough to rank subsets."""
 GROWABLE = ("seeds", "random")
 """Settings a resumed study may raise: more seeds per subset, more random subsets (the
 earlier random subsets stay the same, so their runs are kept)."""
@@ -45,7 +48,8 @@ class StudyOptions:
         What is scored per subset: names of :data:`BUILTIN_METRICS` or metric plugins (a
         plugin metric is computed on the gradient rows).
     target_rows
-        Score on the first this many target records (``None``: all of them).
+        Score on the first this many target records (default
+        :data:`DEFAULT_TARGET_ROWS`; ``None``: all of them).
     pilot
         Subsets trained with two seeds first, to measure seed noise before the rest.
     force
@@ -69,7 +73,7 @@ class StudyOptions:
     trainer: str = DEFAULT_TRAINER
     trainer_params: dict[str, Any] = field(default_factory=dict)
     metrics: tuple[str, ...] = DEFAULT_METRICS
-    target_rows: int | None = None
+    target_rows: int | None = DEFAULT_TARGET_ROWS
     pilot: int = 4
     force: bool = False
     vector_set: str | None = None

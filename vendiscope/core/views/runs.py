@@ -119,6 +119,42 @@ def missing_score_command(project: Project, dataset: str, metric: str) -> str:
     return f"{first}` then `{score}"
 
 
+def per_record_score_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
+    """Every complete per-record score set of ``dataset`` (one column, written by a score run),
+    as plain data, grouped by kind: the kind with the newest run first, and within a kind the
+    newest run first.
+
+    Each is ``{"vector_set", "run_id", "metric", "score", "scored", "kind", "newest",
+    "finished_at", "rows", "run"}``: ``score`` is what each value is (``leverage``,
+    ``contribution``, ``uniqueness``), ``scored`` the vector set it was computed on, ``kind``
+    the triple (metric, score, scored) that makes two runs the same score computed again, and
+    ``newest`` marks the newest run of each kind, the one a view shows unless asked for
+    another. ``run`` is the :class:`RunInfo` (None when the run is gone).
+    """
+    runs = {run.id: run for run in project.runs(dataset)}
+    found = []
+    for info in reversed(vectors.complete_sets(project, dataset, "score")):
+        if info.dim != 1:
+            continue
+        run = runs.get(info.run_id) if info.run_id is not None else None
+        params = run.params if run is not None else {}
+        details = (run.result or {}).get("details", {}) if run is not None else {}
+        score = str(details.get("per_record") or "score")
+        metric = str(params.get("metric") or "")
+        scored = str(params.get("vector_set") or (info.params or {}).get("vector_set") or info.name)
+        finished = run.finished_at if run is not None else info.created_at
+        found.append({
+            "vector_set": info.name, "run_id": info.run_id, "metric": metric, "score": score,
+            "scored": scored, "kind": (metric, score, scored), "finished_at": finished,
+            "rows": info.n_rows, "run": run,
+        })  # fmt: skip
+    order: dict[tuple[str, str, str], int] = {}
+    for item in found:  # newest first already: a kind's first item is its newest run
+        item["newest"] = item["kind"] not in order
+        order.setdefault(item["kind"], len(order))
+    return sorted(found, key=lambda item: order[item["kind"]])  # stable: newest first in a kind
+
+
 # ----------------------------------------------------------------------------- near-dups
 def near_duplicate_summary(project: Project, dataset: str) -> dict[str, Any]:
     """The latest near-duplicate run: threshold, groups, redundant records, group sizes."""
@@ -250,6 +286,7 @@ __all__ = [
     "latest_selection_subset",
     "missing_score_command",
     "near_duplicate_summary",
+    "per_record_score_runs",
     "score_run",
     "score_summary",
     "selection_runs",

@@ -38,6 +38,9 @@ from vendiscope.gui.windows.tabs import register_view
 
 ActionRunner = Callable[[str, str], Any]  # (action name, dataset)
 FITTED_SOURCES = 8
+BOTTOM_HEIGHT = 220
+"""The tables and the spectrum never get less (the page scrolls only below that); with the
+subsets compared above them, the page still fits a 1280x760 window."""
 """The per-source table is first sized to show up to this many sources without scrolling."""
 
 
@@ -45,8 +48,13 @@ def _fmt(value: float) -> str:
     return f"{value:,.1f}" if value < 1000 else f"{value:,.0f}"
 
 
+def _share(score: ScoreSummary) -> str:
+    """The effective fraction of distinct examples: one rounding wherever it is shown."""
+    return f"{score.share:.1%}"
+
+
 def _score_context(score: ScoreSummary) -> str:
-    text = f"effective distinct of {score.n:,} ({score.share:.1%})"
+    text = f"effective distinct of {score.n:,} ({_share(score)})"
     if score.ci is not None:
         level = f"{score.ci_level:.0%}" if score.ci_level else "CI"
         text += f" · {level} interval {_fmt(score.ci[0])} to {_fmt(score.ci[1])}"
@@ -59,7 +67,7 @@ def _score_tooltip(score: ScoreSummary) -> str:
     text = (
         f"Run #{score.run_id} on vector set '{score.vector_set}', order q = {score.q}, "
         f"computed {when}. {score.value:,.2f}{spread} of {score.n:,} records "
-        f"({score.share:.1%})."
+        f"({_share(score)})."
     )
     if score.mean_cosine is not None:
         text += f" Mean cosine similarity between two records: {score.mean_cosine:.2f}."
@@ -197,7 +205,7 @@ class DashboardView(QWidget):
         bottom.addWidget(tables)
         bottom.addWidget(titled("Eigenvalue spectrum", self.spectrum))
         bottom.setSizes([560, 440])
-        bottom.setMinimumHeight(340)
+        bottom.setMinimumHeight(BOTTOM_HEIGHT)
 
         page = _FittedPage()
         layout = QVBoxLayout(page)
@@ -206,8 +214,13 @@ class DashboardView(QWidget):
         layout.addLayout(head)
         layout.addLayout(grid)
         self.subsets_compare = SubsetCompareTable(document, dataset, hide_when_empty=True)
-        layout.addWidget(self.subsets_compare)  # shown once a subset is scored
-        layout.addWidget(bottom, 1)
+        sections = QSplitter(Qt.Orientation.Vertical)  # shares the height the cards leave
+        sections.setChildrenCollapsible(False)
+        sections.addWidget(self.subsets_compare)  # shown once a subset is scored
+        sections.addWidget(bottom)
+        sections.setStretchFactor(1, 1)
+        self.sections = sections
+        layout.addWidget(sections, 1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -294,7 +307,7 @@ class DashboardView(QWidget):
             card.set_missing("Known once the dataset is scored.")
             return
         card.set_value(
-            f"{score.share:.0%}",
+            _share(score),
             f"{_fmt(score.value)} of {score.n:,} records ({score.label})",
         )
 

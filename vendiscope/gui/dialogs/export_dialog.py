@@ -1,7 +1,13 @@
-"""The export dialog: a dataset (or one of its subsets) to a file, with its manifest."""
+"""The export dialog: a dataset (or one of its subsets) to a file, with its manifest.
+
+The destination starts filled in: a file named after the dataset (or subset) beside the
+project, its suffix following the format; it follows the dataset, subset and format chosen
+until the user types or browses to another.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -28,6 +34,9 @@ FORMATS = (
     ("Parquet (.parquet)", "parquet"),
     ("Hugging Face datasets folder", "hf-disk"),
 )
+SUFFIXES = {None: ".jsonl", "jsonl": ".jsonl", "csv": ".csv", "parquet": ".parquet",
+            "hf-disk": ""}  # fmt: skip
+"""The suggested file's suffix per format (a Hugging Face datasets folder has none)."""
 
 
 class ExportDialog(QDialog):
@@ -45,6 +54,7 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export")
         self.setMinimumWidth(560)
         self.document = document
+        self.suggested = ""  # the destination filled in, until the user changes it
         intro = plain_label(
             "Rows are written in their original schema; a manifest with the provenance "
             "(source, subset, the run that selected it, versions, hashes) is written beside them."
@@ -58,8 +68,9 @@ class ExportDialog(QDialog):
             self.dataset.setCurrentIndex(max(0, self.dataset.findData(dataset)))
         self.dataset.currentIndexChanged.connect(self._fill_subsets)
         self.subset = QComboBox()
+        self.subset.currentIndexChanged.connect(self._suggest)
         self.destination = QLineEdit()
-        self.destination.setPlaceholderText("out.jsonl")
+        self.destination.setPlaceholderText("the file to write, e.g. out.jsonl")
         self.destination.textChanged.connect(self._validate)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
@@ -69,6 +80,7 @@ class ExportDialog(QDialog):
         self.format = QComboBox()
         for label, value in FORMATS:
             self.format.addItem(label, value)
+        self.format.currentIndexChanged.connect(self._suggest)
         self.force = QCheckBox("Overwrite an existing file")
         form = QFormLayout()
         form.addRow("Dataset:", self.dataset)
@@ -89,16 +101,39 @@ class ExportDialog(QDialog):
         self._fill_subsets()
         if subset is not None:
             self.subset.setCurrentIndex(max(0, self.subset.findData(subset)))
-            self.destination.setPlaceholderText(f"{subset}.jsonl")
+        self._suggest()
         self._validate()
 
     def _fill_subsets(self) -> None:
+        self.subset.blockSignals(True)
         self.subset.clear()
         self.subset.addItem("All records", None)
         name = self.dataset.currentData()
         if name is not None and self.document.is_open:
             for subset in self.document.project.subsets(name):
                 self.subset.addItem(f"Subset {subset.name} ({subset.size:,})", subset.name)
+        self.subset.blockSignals(False)
+        self._suggest()
+
+    def suggestion(self) -> str:
+        """The file the chosen records go to by default: named after them, beside the
+        project, with the chosen format's suffix (``""`` without a dataset)."""
+        name = self.subset.currentData() or self.dataset.currentData()
+        location = self.document.location if self.document.is_open else None
+        if not name or not location:
+            return ""
+        suffix = SUFFIXES.get(self.format.currentData(), ".jsonl")
+        return str(Path(location).parent / f"{name}{suffix}")
+
+    def _suggest(self) -> None:
+        """Fill the destination in, unless the user chose one of their own."""
+        if not hasattr(self, "format"):
+            return  # still being built
+        current = self.destination.text().strip()
+        if current and current != self.suggested:
+            return
+        self.suggested = self.suggestion()
+        self.destination.setText(self.suggested)
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getSaveFileName(

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
 from vendiscope.gui.widgets.text import plain_label
 
 if TYPE_CHECKING:
@@ -362,10 +363,11 @@ class NearDuplicatesDialog(OptionsDialog):
         self.threshold.setRange(0.5, 1.0)
         self.threshold.setDecimals(3)
         self.threshold.setSingleStep(0.01)
-        self.threshold.setValue(0.95)
+        self.threshold.setValue(DEFAULT_NEAR_DUPLICATE_THRESHOLD)
         self.threshold.setToolTip(
             "0.98-1.0: copies differing in case or a word; 0.95: close rewordings; "
-            "0.85-0.9: paraphrases (may join different requests on one template)"
+            "0.9 (the default): also one template filled in with a few different words; "
+            "0.85 and below: may join different requests on one template"
         )
         self.k = QSpinBox()
         self.k.setRange(1, 200)

@@ -56,6 +56,7 @@ class Job(QObject):
         self.in_process = in_process
         self.kind = kind
         self.dataset = dataset
+        self.project: str | None = None  # the location of the project it was started in
         self.state = JobState.QUEUED
         self.result: Any = None
         self.error: BaseException | None = None
@@ -166,6 +167,7 @@ class JobManager(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.jobs: list[Job] = []
+        self.project: str | None = None  # the open project, which each submitted job records
         self._running: Job | None = None
         # Asked before each job starts: an error refuses it (e.g. the project file failed).
         self.gate: Callable[[Job], BaseException | None] | None = None
@@ -196,6 +198,7 @@ class JobManager(QObject):
             in_process=in_process,
             parent=self,
         )
+        job.project = self.project
         job.finished.connect(self._on_job_finished)
         self.jobs.append(job)
         self.job_added.emit(job)
@@ -213,9 +216,15 @@ class JobManager(QObject):
         for job in self.active():
             job.cancel()
 
-    def clear_finished(self) -> list[Job]:
-        gone = [job for job in self.jobs if job.state.finished]
-        self.jobs = [job for job in self.jobs if not job.state.finished]
+    def clear_finished(self, *, project: str | None = None) -> list[Job]:
+        """Forget the finished jobs (with ``project``: only those started in another
+        project); the jobs forgotten."""
+        gone = [
+            job
+            for job in self.jobs
+            if job.state.finished and (project is None or job.project not in (None, project))
+        ]
+        self.jobs = [job for job in self.jobs if job not in gone]
         return gone
 
     def wait(self, timeout_ms: int = 120_000) -> bool:

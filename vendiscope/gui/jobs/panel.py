@@ -1,6 +1,12 @@
-"""The jobs panel: each job with its progress, rate, time left, and a Cancel button."""
+"""The jobs panel: each job with its progress, rate, time left, and a Cancel button.
+
+When another project opens, the finished jobs of the one before leave the panel; a job of
+it still running stays, its card naming its project.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -78,6 +84,10 @@ class JobRow(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = rich_label(f"<b>{markup(job.title)}</b>")  # titles quote names
         self.title.setWordWrap(True)  # a long title wraps rather than widen the panel
+        self.project = plain_label()
+        self.project.setObjectName("hint")
+        self.project.setWordWrap(True)
+        self.project.hide()
         self.bar = QProgressBar()
         self.bar.setTextVisible(True)
         self.bar.setMaximumHeight(18)
@@ -100,10 +110,19 @@ class JobRow(QFrame):
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(4)
         layout.addLayout(top)
+        layout.addWidget(self.project)
         layout.addWidget(self.bar)
         layout.addWidget(self.info)
         job.changed.connect(self.refresh)
         self.refresh()
+
+    def show_project(self, current: str | None) -> None:
+        """Name the job's project on its card when it is not the ``current`` one."""
+        other = self.job.project is not None and self.job.project != current
+        name = Path(self.job.project).name if self.job.project else ""
+        self.project.setText(f"In project {name}, not the one open now" if other else "")
+        self.project.setToolTip(self.job.project or "")
+        self.project.setVisible(other)
 
     def refresh(self) -> None:
         job = self.job
@@ -135,6 +154,7 @@ class JobsPanel(QWidget):
     def __init__(self, manager: JobManager, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.manager = manager
+        self.current: str | None = None  # the open project's location
         self.rows: dict[Job, JobRow] = {}
         self.empty = plain_label("No jobs yet. Imports, embeddings, gradients and scores run here.")
         self.empty.setObjectName("hint")
@@ -169,6 +189,7 @@ class JobsPanel(QWidget):
 
     def add_job(self, job: Job) -> None:
         row = JobRow(job)
+        row.show_project(self.current)
         row.details_requested.connect(self.details_requested)
         self.rows[job] = row
         self.list.insertWidget(0, row)
@@ -177,9 +198,22 @@ class JobsPanel(QWidget):
         self._update_buttons()
 
     def clear_finished(self) -> None:
-        for job in self.manager.clear_finished():
+        self._remove(self.manager.clear_finished())
+
+    def project_opened(self, location: str | None) -> None:
+        """Another project is open: its finished jobs leave, running ones say whose they are."""
+        self.current = location
+        if location is not None:
+            self._remove(self.manager.clear_finished(project=location))
+        for row in self.rows.values():
+            row.show_project(location)
+
+    def _remove(self, jobs: list[Job]) -> None:
+        for job in jobs:
             row = self.rows.pop(job, None)
             if row is not None:
+                self.list.removeWidget(row)
+                row.hide()  # at once: the deletion waits for the event loop
                 row.deleteLater()
         self.empty.setVisible(not self.rows)
         self._update_buttons()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, Progress
+from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
 
 if TYPE_CHECKING:
     from vendiscope.core.store.project import Project
@@ -173,18 +174,18 @@ def score_subsets(
     metric: str = "gvendi",
     vector_set: str | None = None,
     params: dict[str, Any] | None = None,
-    vs_random: int = 20,
+    vs_random: bool = True,
     with_dataset: bool = True,
     progress: Progress,
     cancel: CancelToken,
 ) -> TaskResult:
     """The dataset (unless ``with_dataset`` is false) and each subset scored, one run each,
-    each subset against ``vs_random`` random subsets of its size."""
+    each subset (with ``vs_random``) against random subsets of its size."""
     from vendiscope.core.metrics.scoring import KIND_FOR_METRIC, score_dataset
     from vendiscope.core.metrics.subset_scoring import check_request
 
     plugin = "vendi" if metric in KIND_FOR_METRIC else metric
-    check_request(plugin, subsets[0] if subsets else None, vs_random if subsets else 0)
+    check_request(plugin, subsets[0] if subsets else None, vs_random and bool(subsets))
     with opened(location) as project:
         for name in subsets:  # every name checked before any run starts
             project.subset(dataset, name)
@@ -207,7 +208,7 @@ def near_duplicates(
     dataset: str,
     *,
     vector_set: str | None = None,
-    threshold: float = 0.95,
+    threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
     k: int = 20,
     overwrite: bool = False,
     progress: Progress,

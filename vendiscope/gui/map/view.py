@@ -4,6 +4,10 @@ Pan and zoom; hover a point to read its record; click one to select it (the Reco
 follows, and the map follows the Records tab); drag a rectangle or a lasso to save the
 records inside as a subset; colour by cluster, sparse cluster, source, a per-record score or
 subset membership. "Compute the map…" runs the map job when there is none (or again).
+
+The tab shows at once, on a page saying the map is loading (with a busy bar); the plot
+(pyqtgraph, slow to import the first time) is built just after, and the map, its choices and
+its colouring are read on worker threads.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -83,9 +88,6 @@ class MapView(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from vendiscope.gui.map.canvas import MapCanvas
-        from vendiscope.gui.widgets.legend import CategoryLegend, ColorBar
-
         self.document = document
         self.dataset = dataset
         self.link = link
@@ -98,6 +100,66 @@ class MapView(QWidget):
         self._pending_colour: tuple[str, str | None] | None = None
         self.last_subset_job: Any = None
         self.name_dialog: SubsetNameDialog | None = None
+        self.plot_page: QWidget | None = None  # built just after the tab first shows
+
+        self.empty = self._empty_page()
+        self.loading = self._loading_page()
+        self.pages = QStackedWidget()
+        for page in (self.loading, self.empty):
+            self.pages.addWidget(page)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.pages)
+
+        self._lod_timer = QTimer(self)
+        self._lod_timer.setSingleShot(True)
+        self._lod_timer.setInterval(60)
+        self._lod_timer.timeout.connect(self._update_status)
+        self.choice_loader = Loader(self)
+        self.choice_loader.loaded.connect(self._choices_loaded)
+        self.choice_loader.failed.connect(self._failed)
+        self.map_loader = Loader(self)
+        self.map_loader.loaded.connect(self._map_loaded)
+        self.map_loader.failed.connect(self._failed)
+        self.map_loader.busy_changed.connect(self._map_loading)
+        self.colour_loader = Loader(self)
+        self.colour_loader.loaded.connect(self._colouring_loaded)
+        self.colour_loader.failed.connect(self._colour_failed)
+        if link is not None:
+            link.selected.connect(self._linked)
+        document.changed.connect(self.reload)
+        self.reload()
+        QTimer.singleShot(0, self._build_plot)  # after the tab and its loading page show
+
+    def _loading_page(self) -> QWidget:
+        page = QWidget()
+        page.setObjectName("mapLoading")
+        layout = QVBoxLayout(page)
+        layout.addStretch(1)
+        self.loading_text = plain_label(f"Loading the map of “{self.dataset}”…")
+        self.loading_text.setObjectName("hint")
+        self.loading_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.loading_text.setWordWrap(True)
+        self.loading_bar = QProgressBar()
+        self.loading_bar.setRange(0, 0)  # busy
+        self.loading_bar.setTextVisible(False)
+        self.loading_bar.setFixedWidth(280)
+        layout.addWidget(self.loading_text)
+        layout.addWidget(self.loading_bar, 0, Qt.AlignmentFlag.AlignCenter)
+        layout.addStretch(2)
+        return page
+
+    def _map_loading(self, busy: bool) -> None:
+        """Another map is being read: say so on the status line."""
+        if busy and self.plot_page is not None and self.map is not None:
+            self.status.setText("Loading the map…")
+
+    def _build_plot(self) -> None:
+        """The plot page: the tools, the canvas, the legend and the record beside it."""
+        if self.plot_page is not None:
+            return
+        from vendiscope.gui.map.canvas import MapCanvas
+        from vendiscope.gui.widgets.legend import CategoryLegend, ColorBar
 
         self.canvas = MapCanvas()
         self.canvas.tooltip = self._tooltip
@@ -199,36 +261,8 @@ class MapView(QWidget):
         splitter.setSizes([820, 300])
         plot_layout.addWidget(splitter, 1)
         plot_layout.addWidget(self.status)
-
-        self.empty = self._empty_page()
-        self.loading = plain_label("Reading the map…")
-        self.loading.setObjectName("hint")
-        self.loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.pages = QStackedWidget()
-        for page in (self.loading, self.empty, plot_page):
-            self.pages.addWidget(page)
+        self.pages.addWidget(plot_page)
         self.plot_page = plot_page
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.pages)
-
-        self._lod_timer = QTimer(self)
-        self._lod_timer.setSingleShot(True)
-        self._lod_timer.setInterval(60)
-        self._lod_timer.timeout.connect(self._update_status)
-        self.choice_loader = Loader(self)
-        self.choice_loader.loaded.connect(self._choices_loaded)
-        self.choice_loader.failed.connect(self._failed)
-        self.map_loader = Loader(self)
-        self.map_loader.loaded.connect(self._map_loaded)
-        self.map_loader.failed.connect(self._failed)
-        self.colour_loader = Loader(self)
-        self.colour_loader.loaded.connect(self._colouring_loaded)
-        self.colour_loader.failed.connect(self._colour_failed)
-        if link is not None:
-            link.selected.connect(self._linked)
-        document.changed.connect(self.reload)
-        self.reload()
 
     # ------------------------------------------------------------------ building
     def _action_button(self, text: str, icon_name: str, step: str) -> QToolButton:
@@ -275,10 +309,12 @@ class MapView(QWidget):
             self.choice_loader.run(map_choices, self.document.location, self.dataset)
 
     def _failed(self, error: BaseException, _details: str) -> None:
-        self.loading.setText(f"Could not read the map: {describe_error(error)}")
+        self.loading_text.setText(f"Could not read the map: {describe_error(error)}")
+        self.loading_bar.hide()
         self.pages.setCurrentWidget(self.loading)
 
     def _choices_loaded(self, choices: MapChoices) -> None:
+        self._build_plot()
         self.choices = choices
         self.clusters_button.setVisible(choices.cluster_run is None and bool(choices.feature_sets))
         if not choices.maps:
@@ -333,10 +369,11 @@ class MapView(QWidget):
         for name, size in choices.subsets:
             combo.addItem(icon("subset"), f"Subset: {name} ({size:,})", ("subset", name))
         combo.addItem("Nothing (one colour)", ("none", None))
-        from vendiscope.gui.widgets.palettes import CATEGORICAL
+        from vendiscope.core.views.colouring import default_map_colour
 
-        if wanted is None and choices.clusters > len(CATEGORICAL):
-            wanted = ("sparse", None)  # more clusters than colours: sparse vs the rest tells more
+        if wanted is None:  # the default every map shares (`vendiscope view map`, the report)
+            by = default_map_colour(has_sources=choices.has_sources, clusters=choices.clusters)
+            wanted = (by, None)
         index = _find(combo, wanted) if wanted is not None else -1
         combo.setCurrentIndex(index if index >= 0 else 0)
         combo.blockSignals(False)
@@ -347,6 +384,7 @@ class MapView(QWidget):
             self.map_loader.run(load_map, self.document.location, self.dataset, name)
 
     def _map_loaded(self, data: MapData | None) -> None:
+        self._build_plot()
         if data is None:
             self.reload()
             return
@@ -362,6 +400,7 @@ class MapView(QWidget):
     # ------------------------------------------------------------------ colouring
     def set_colour(self, by: str, key: str | None = None) -> bool:
         """Colour by ``by`` (cluster, sparse, source, score, subset, none) if offered."""
+        self._build_plot()
         index = _find(self.colour_combo, (by, key))
         if index < 0:
             self._pending_colour = (by, key)
@@ -382,6 +421,7 @@ class MapView(QWidget):
         self.colour_loader.run(load_colouring, self.document.location, self.dataset, by, key)
 
     def _colour_failed(self, error: BaseException, _details: str) -> None:
+        self._build_plot()
         self.status.setText(f"Could not colour the map: {describe_error(error)}")
 
     def _colouring_loaded(self, colouring: Colouring) -> None:
@@ -427,6 +467,7 @@ class MapView(QWidget):
 
     # ------------------------------------------------------------------ interaction
     def set_tool(self, tool: str) -> None:
+        self._build_plot()
         self.canvas.set_tool(tool)
         for button in self.tools.buttons():
             button.setChecked(button.property("tool") == tool)

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from vendiscope.core.store.models import RecordRow
-from vendiscope.gui.records.queries import ScoreColumn
+from vendiscope.gui.records.queries import (
+    METRIC_LABELS,
+    ScoreColumn,
+    ScoreColumns,
+    ScoreRun,
+    default_score_sets,
+)
 from vendiscope.gui.widgets.text import plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
 
@@ -74,6 +80,8 @@ class RecordsTableModel(QAbstractTableModel):
         self.cache_pages = cache_pages
         self.pages_fetched = 0
         self.scores: list[ScoreColumn] = []
+        self.score_runs: list[ScoreRun] = []  # every stored score run (the columns to choose)
+        self.chosen_scores: list[str] | None = None  # vector sets shown; None: each kind's newest
         self._pages: OrderedDict[int, list[RecordRow]] = OrderedDict()
         self._count = self._row_count()
         self._filter: np.ndarray | None = None  # positions that pass the filter
@@ -109,15 +117,39 @@ class RecordsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:  # a score's name on two lines: what, then on what
             if section < base:
                 return BASE_COLUMNS[section]
-            what, _, scored = self.scores[section - base].title.partition(" (")
-            if not scored:
-                return what
-            return f"{what}\n({_middle(scored.removesuffix(')'), SCORE_HEADER_CHARS)})"
+            return self._score_header(self.scores[section - base])
         if role == Qt.ItemDataRole.ToolTipRole:
             if section < base:
                 return BASE_TIPS[section]
-            return plain_tip(self.scores[section - base].tooltip)  # names a vector set
+            column = self.scores[section - base]
+            newest = next((r for r in self.score_runs if r.kind == column.kind and r.newest), None)
+            tip = column.tooltip  # names a vector set
+            if newest is not None and newest.vector_set != column.vector_set:
+                tip += f"\nAn older run of this score: the newest is run #{newest.run_id}."
+            return plain_tip(tip + "\nRight-click the header to choose the score columns.")
         return None
+
+    def _score_header(self, column: ScoreColumn) -> str:
+        """What, then measured how: ``Leverage`` over ``(G-Vendi)`` (over the vector set,
+        ``(gradients/fast)``, when two shown columns share the measure); with the run
+        (``Leverage, run #7``) when another shown column is a run of the same score."""
+        what, _, scored = column.title.partition(" (")
+        scored = scored.removesuffix(")")
+        key = column.kind or column.title
+        if column.run_id is not None and sum((c.kind or c.title) == key for c in self.scores) > 1:
+            what = f"{what}, run #{column.run_id}"
+        measure = METRIC_LABELS.get(column.kind[0]) if column.kind else None
+        if (
+            measure
+            and not any(  # the measure tells it apart unless two sets share one
+                c.kind and c.kind[:2] == column.kind[:2] and c.kind[2] != column.kind[2]
+                for c in self.scores
+            )
+        ):
+            return f"{what}\n({measure})"
+        if not scored:
+            return what
+        return f"{what}\n({_middle(scored, SCORE_HEADER_CHARS)})"
 
     # ------------------------------------------------------------------ data
     def position(self, row: int) -> int:
@@ -182,6 +214,39 @@ class RecordsTableModel(QAbstractTableModel):
         """Show only these positions (ascending), or every record with ``None``."""
         self._filter = positions
         self._apply()
+
+    def set_scores(self, loaded: ScoreColumns) -> None:
+        """The stored score runs and the columns of those chosen (from
+        :func:`~vendiscope.gui.records.queries.load_score_columns`)."""
+        self.score_runs = loaded.runs
+        known = {r.vector_set for r in loaded.runs}
+        if self.chosen_scores is not None:  # a run deleted since: no longer chosen
+            self.chosen_scores = [name for name in self.chosen_scores if name in known]
+        self.set_score_columns(loaded.columns)
+
+    def shown_score_sets(self) -> list[str]:
+        """The vector sets of the score columns to show (the user's choice or the default)."""
+        if self.chosen_scores is not None:
+            return list(self.chosen_scores)
+        return default_score_sets(self.score_runs)
+
+    def choose_score(self, vector_set: str, shown: bool) -> list[str]:
+        """Show or hide the score column of ``vector_set``; returns the sets now chosen (the
+        view loads them)."""
+        chosen = [name for name in self.shown_score_sets() if name != vector_set]
+        if shown:
+            chosen.append(vector_set)
+        self.chosen_scores = chosen
+        return chosen
+
+    def choose_default_scores(self) -> list[str]:
+        """Back to the newest run of each kind."""
+        self.chosen_scores = None
+        return self.shown_score_sets()
+
+    def usable(self, run: ScoreRun) -> bool:
+        """Whether ``run`` scored the records the dataset has now (one value per record)."""
+        return run.rows == self._count
 
     def set_score_columns(self, columns: list[ScoreColumn]) -> None:
         if not columns and not self.scores:

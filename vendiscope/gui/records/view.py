@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    QMenu,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -20,9 +22,15 @@ from PySide6.QtWidgets import (
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs.background import Loader
 from vendiscope.gui.records.detail import RecordDetail
+from vendiscope.gui.records.elide import DistinctTextDelegate
 from vendiscope.gui.records.link import RecordLink
 from vendiscope.gui.records.model import BASE_COLUMNS, RECORD_ROLE, RecordsTableModel
-from vendiscope.gui.records.queries import dataset_sources, filter_positions, load_score_columns
+from vendiscope.gui.records.queries import (
+    ScoreColumns,
+    dataset_sources,
+    filter_positions,
+    load_score_columns,
+)
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.text import plain_label
 from vendiscope.gui.windows.document import ProjectDocument
@@ -32,9 +40,12 @@ FILTER_DELAY_MS = 300
 ALL_SOURCES = "All sources"
 TEXT_COLUMNS = (1, 2)
 """Prompt and response: they share the width the other columns leave."""
+TEXT_MIN_WIDTH = 120
+"""Prompt and response never narrower than this: with less room the table scrolls sideways."""
 SOURCE_WIDTH = 110
 SCORE_WIDTH = 170
-"""A score's column at most (its name is on two lines: ``Leverage`` / ``(gradients/fast)``)."""
+"""A score's column at most (its name is on two lines: ``Leverage`` / ``(G-Vendi)``)."""
+DEFAULT_SCORES = "Newest run of each score"
 
 
 class RecordsView(QWidget):
@@ -66,9 +77,22 @@ class RecordsView(QWidget):
         self.source_combo.currentIndexChanged.connect(self._schedule_filter)
         self.count_label = plain_label()
         self.count_label.setObjectName("hint")
+        self.score_menu = QMenu(self)
+        self.score_menu.setObjectName("scoreColumnsMenu")
+        self.score_menu.setToolTipsVisible(True)
+        self.score_menu.aboutToShow.connect(self.fill_score_menu)
+        self.scores_button = QPushButton("Score columns")
+        self.scores_button.setObjectName("scoreColumns")
+        self.scores_button.setToolTip(
+            "Which per-record scores are columns: the newest run of each score by default; "
+            "older runs can be shown beside them (also by right-clicking a column header)"
+        )
+        self.scores_button.setMenu(self.score_menu)
+        self.scores_button.hide()  # until a score is stored
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 3)
         bar.addWidget(self.source_combo, 1)
+        bar.addWidget(self.scores_button)
         bar.addWidget(self.count_label)
 
         self.table = QTableView()
@@ -81,6 +105,10 @@ class RecordsView(QWidget):
         self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move inside
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.text_delegate = DistinctTextDelegate(self.table)
+        for column in TEXT_COLUMNS:  # where rows share a beginning, show where they differ
+            self.table.setItemDelegateForColumn(column, self.text_delegate)
+        self.table.viewport().installEventFilter(self)  # text columns follow its width
         self.table.verticalHeader().hide()
         vertical = self.table.verticalHeader()
         vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -92,6 +120,9 @@ class RecordsView(QWidget):
         header.setSectionsClickable(True)
         header.setSortIndicatorShown(False)
         header.sectionClicked.connect(self._header_clicked)
+        header.sectionResized.connect(self._section_resized)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._header_menu)
         self._kept_position: int | None = None
         self.model.modelAboutToBeReset.connect(self._keep_position)
         self.model.modelReset.connect(self._model_reset)
@@ -103,9 +134,9 @@ class RecordsView(QWidget):
         splitter.addWidget(self.table)
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([760, 320])
-        self.detail.setMinimumWidth(280)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([780, 280])
+        self.detail.setMinimumWidth(240)
         self.splitter = splitter
 
         layout = QVBoxLayout(self)
@@ -121,7 +152,7 @@ class RecordsView(QWidget):
         self.filter_loader.loaded.connect(self._filter_loaded)
         self.filter_loader.failed.connect(self._filter_failed)
         self.score_loader = Loader(self)
-        self.score_loader.loaded.connect(self.model.set_score_columns)
+        self.score_loader.loaded.connect(self._scores_loaded)
         self.source_loader = Loader(self)
         self.source_loader.loaded.connect(self._sources_loaded)
         if link is not None:
@@ -135,11 +166,70 @@ class RecordsView(QWidget):
             return
         self.model.refresh()
         location = self.document.location
-        self.score_loader.run(load_score_columns, location, self.dataset)
+        self.load_scores()
         self.source_loader.run(dataset_sources, location, self.dataset)
         if self.filter_edit.text() or self.source_combo.currentData() is not None:
             self.apply_filter()
         self._update_count()
+
+    def load_scores(self) -> None:
+        """Read the stored score runs and the values of the chosen columns (in the background)."""
+        if self.document.is_open:
+            chosen = self.model.chosen_scores
+            self.score_loader.run(load_score_columns, self.document.location, self.dataset, chosen)
+
+    def _scores_loaded(self, loaded: ScoreColumns) -> None:
+        self.model.set_scores(loaded)
+        self.scores_button.setVisible(bool(loaded.runs))
+
+    # ------------------------------------------------------------------ score columns
+    def fill_score_menu(self, menu: QMenu | None = None) -> QMenu:
+        """List every stored score run, ticked when shown: the newest of each score first,
+        then its older runs (same score, same vector set), and a way back to the default."""
+        menu = menu if menu is not None else self.score_menu
+        menu.clear()
+        shown = set(self.model.shown_score_sets())
+        previous = None
+        for run in self.model.score_runs:
+            if previous is not None and run.kind != previous:
+                menu.addSeparator()
+            previous = run.kind
+            action = menu.addAction(run.label)
+            action.setCheckable(True)
+            action.setChecked(run.vector_set in shown)
+            action.setData(run.vector_set)
+            usable = self.model.usable(run)
+            action.setEnabled(usable)
+            action.setToolTip(
+                run.tooltip
+                if usable
+                else f"Computed on {run.rows:,} records; the dataset now "
+                f"has {self.model.total:,}: score it again"
+            )
+            action.toggled.connect(
+                lambda checked, name=run.vector_set: self.show_score(name, checked)
+            )
+        if self.model.score_runs:
+            menu.addSeparator()
+            reset = menu.addAction(DEFAULT_SCORES)
+            reset.setToolTip("Show the newest run of each score, and no older ones")
+            reset.setEnabled(self.model.chosen_scores is not None)
+            reset.triggered.connect(self.show_default_scores)
+        return menu
+
+    def _header_menu(self, point: QPoint) -> None:
+        if self.model.score_runs:
+            header = self.table.horizontalHeader()
+            self.fill_score_menu().popup(header.mapToGlobal(point))
+
+    def show_score(self, vector_set: str, shown: bool = True) -> None:
+        """Show (or hide) the score column of ``vector_set``, e.g. an older run's."""
+        self.model.choose_score(vector_set, shown)
+        self.load_scores()
+
+    def show_default_scores(self) -> None:
+        self.model.choose_default_scores()
+        self.load_scores()
 
     def _sources_loaded(self, sources: list[str]) -> None:
         current = self.source_combo.currentData()
@@ -215,16 +305,16 @@ class RecordsView(QWidget):
         """Widths from the headers, not the rows (measuring a million rows is not an option):
         position, source and scores as wide as they need (a score's name up to
         :data:`SCORE_WIDTH`, elided in the middle, in full in its tooltip), prompt and
-        response share the rest, so every column is in view. Scores come next to the #."""
+        response share the rest (:meth:`_fit_text_columns`), so every column is in view.
+        Scores come next to the #."""
         header = self.table.horizontalHeader()
         metrics = header.fontMetrics()
         padding = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin) + 16
         base = len(BASE_COLUMNS)
         for column in range(self.model.columnCount()):
-            if column in TEXT_COLUMNS:
-                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-                continue
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            if column in TEXT_COLUMNS:
+                continue
             title = str(self.model.headerData(column, Qt.Orientation.Horizontal) or "")
             wanted = max(metrics.horizontalAdvance(line) for line in title.split("\n"))
             if column == 0:  # as wide as the largest position
@@ -237,6 +327,28 @@ class RecordsView(QWidget):
             header.resizeSection(column, width)
         for offset, column in enumerate(range(base, self.model.columnCount()), start=1):
             header.moveSection(header.visualIndex(column), offset)
+        self._fit_text_columns()
+
+    def _fit_text_columns(self) -> None:
+        """Prompt and response share the width the other columns leave, each at least
+        :data:`TEXT_MIN_WIDTH` (then the table scrolls sideways rather than show ``…``)."""
+        header = self.table.horizontalHeader()
+        if header.count() <= max(TEXT_COLUMNS):
+            return
+        others = sum(header.sectionSize(c) for c in range(header.count()) if c not in TEXT_COLUMNS)
+        room = self.table.viewport().width() - others
+        share = max(room // len(TEXT_COLUMNS), TEXT_MIN_WIDTH)
+        for column in TEXT_COLUMNS:
+            header.resizeSection(column, share)
+
+    def _section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column not in TEXT_COLUMNS:  # the user widened a score: the texts take the rest
+            self._fit_text_columns()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_text_columns()
+        return super().eventFilter(watched, event)
 
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         record = current.data(RECORD_ROLE) if current.isValid() else None

@@ -9,13 +9,14 @@ with a *Score subsets* button; the dashboard shows it, without one, once a subse
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -46,10 +47,15 @@ TIPS = (
     "The score run",
 )
 NUMBER_COLUMNS = (1, 2, 3, 4, 5, 6, 7)
+OPTIONAL_COLUMNS = (7, 3, 5, 4)
+"""Hidden in this order while the columns are wider than the table (the Set's tooltip has
+their values): the run, the score per record, the random baseline, the interval."""
 DASH = "\u2014"
 TO = "\u2013"
 FITTED_ROWS = 6
-"""On the dashboard the table shows up to this many sets without scrolling."""
+"""The table is first given the height of up to this many sets (then it scrolls)."""
+MIN_ROWS = 2
+"""Its splitter never squeezes the table below this many rows."""
 
 
 class SubsetCompareTable(QWidget):
@@ -113,13 +119,17 @@ class SubsetCompareTable(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)  # see fit_columns
+        self.table.setMinimumHeight(self._table_height(MIN_ROWS))
+        self.table.viewport().installEventFilter(self)  # columns to fit its width
+        self._fitted_rows = -1
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(head)
         layout.addWidget(self.hint)
         layout.addWidget(self.table, 1)
+        self.head = head
         if hide_when_empty:
             self.hide()
 
@@ -170,23 +180,92 @@ class SubsetCompareTable(QWidget):
         self.hint.setText(_hint(comparison))
         for row in comparison.rows:
             self._add_row(row)
-        if self.hide_when_empty:  # on a page of its own: as tall as its rows (up to a few)
-            table = self.table
-            rows = min(table.rowCount(), FITTED_ROWS)
-            table.setFixedHeight(
-                table.horizontalHeader().sizeHint().height()
-                + rows * table.verticalHeader().defaultSectionSize()
-                + 2 * table.frameWidth()
-                + 2
-            )
+        self.fit_columns()
+        if self.table.rowCount() != self._fitted_rows:  # once the layout has the new rows
+            QTimer.singleShot(0, self.fit_in_splitter)
+
+    # ------------------------------------------------------------------ width
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return super().eventFilter(watched, event)
+
+    def fit_columns(self) -> None:
+        """Every column as wide as its contents, the Set's (names in full) with the width the
+        others leave too; where they do not all fit, hide :data:`OPTIONAL_COLUMNS` one by one
+        rather than scroll sideways."""
+        table, header = self.table, self.table.horizontalHeader()
+        wanted = {
+            c: max(table.sizeHintForColumn(c), header.sectionSizeHint(c))
+            for c in range(table.columnCount())
+        }
+        room = table.viewport().width()
+        hidden: set[int] = set()
+        for column in OPTIONAL_COLUMNS:
+            if sum(w for c, w in wanted.items() if c not in hidden) <= room:
+                break
+            hidden.add(column)
+        for column in range(table.columnCount()):
+            if table.isColumnHidden(column) != (column in hidden):
+                table.setColumnHidden(column, column in hidden)
+        shown = sum(w for c, w in wanted.items() if c not in hidden)
+        header.resizeSection(0, wanted[0] + max(room - shown, 0))
+
+    # ------------------------------------------------------------------ height
+    def _table_height(self, rows: int) -> int:
+        """The table's height to show ``rows`` rows and its header (no sideways scroll bar:
+        :meth:`fit_columns` leaves columns out instead)."""
+        table = self.table
+        return (
+            table.horizontalHeader().sizeHint().height()
+            + rows * table.verticalHeader().defaultSectionSize()
+            + 2 * table.frameWidth()
+            + 2
+        )
+
+    def fitted_height(self) -> int:
+        """The height this widget needs to show every row (up to :data:`FITTED_ROWS`)."""
+        layout = self.layout()
+        hint = self.hint.heightForWidth(max(self.width(), 1)) if self.hint.text() else 0
+        rows = min(max(self.table.rowCount(), MIN_ROWS), FITTED_ROWS)
+        return (
+            self.head.sizeHint().height() + hint + self._table_height(rows) + 2 * layout.spacing()
+        )
+
+    def fit_in_splitter(self) -> None:
+        """In a splitter (the dashboard's, the workbench's), take the height the rows need
+        from the other panes (each keeps its minimum); the user's dragging stands until the
+        number of rows changes."""
+        splitter = self.parentWidget()
+        if not isinstance(splitter, QSplitter) or not self.isVisible():
+            return
+        sizes = splitter.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        self._fitted_rows = self.table.rowCount()
+        index = splitter.indexOf(self)
+        others = [i for i in range(len(sizes)) if i != index and sizes[i] > 0]
+        floors = {i: splitter.widget(i).minimumSizeHint().height() for i in others}
+        mine = min(self.fitted_height(), total - sum(floors.values()))
+        mine = max(mine, self.minimumSizeHint().height())
+        room = max(total - mine - sum(floors.values()), 0)  # above the others' minimums
+        above = {i: max(sizes[i] - floors[i], 0) for i in others}
+        for i in others:  # each keeps its minimum and its share of the rest
+            sizes[i] = floors[i] + room * above[i] // (sum(above.values()) or len(others))
+        sizes[index] = mine
+        splitter.setSizes(sizes)
 
     def _add_row(self, row: CompareRow) -> None:
         number = self.table.rowCount()
         self.table.insertRow(number)
-        for column, text in enumerate(_cells(row)):
+        cells = _cells(row)
+        for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, row.run_id)
-            if text:
+            if column == 0:  # the whole row (some columns may be hidden)
+                item.setToolTip(plain_tip(_row_tip(cells)))
+            elif text:
                 item.setToolTip(plain_tip(text))
             if column in NUMBER_COLUMNS:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -221,6 +300,15 @@ def _cells(row: CompareRow) -> list[str]:
         against,
         f"#{row.run_id}",
     ]
+
+
+def _row_tip(cells: list[str]) -> str:
+    """A row in words: each column's name and value."""
+    return (
+        cells[0]
+        + "\n"
+        + "\n".join(f"{name}: {text}" for name, text in zip(COLUMNS[1:], cells[1:], strict=True))
+    )
 
 
 def _hint(comparison: SubsetComparison) -> str:

@@ -44,8 +44,6 @@ from vendiscope.gui.windows.tabs import register_view
 TIMES = "\u00d7"  # the multiplication sign
 SUBSET_BOOTSTRAP = 50
 """Bootstrap resamples of each set's interval when the workbench scores the subsets."""
-SUBSET_RANDOM_DRAWS = 20
-"""Random subsets of each subset's size the workbench scores it against."""
 RUN_COLUMNS = ("#", "Method", "k", "Vendi", "Random", "Gain", "Selected on", "Objective", "Subset")
 """The results (Vendi, Random, Gain) come right after the run, where they are always seen."""
 RUN_TIPS = (
@@ -353,7 +351,7 @@ class SelectionWorkbench(QWidget):
             metric="gvendi" if kinds.get(chosen) == "gradient" else "vendi",
             vector_set=chosen,
             params={"bootstrap": SUBSET_BOOTSTRAP},
-            vs_random=SUBSET_RANDOM_DRAWS,
+            vs_random=True,
             kind="score",
             dataset=self.dataset,
             in_process=JOBS_IN_PROCESS,

@@ -100,7 +100,45 @@ def estimate_text(summary: Mapping[str, Any]) -> str:
             else f"{scored} (none has an answer to check: the loss only)."
         )
     lines.extend(app_note(note) for note in summary.get("notes") or [])
+    lines.append(too_long_text(summary.get("longer_than_a_day")))
     return "\n".join(line for line in lines if line)
+
+
+def too_long_text(longer: Mapping[str, Any] | None) -> str:
+    """What brings a study estimated over a day within one (``longer``: the estimate's
+    ``longer_than_a_day``), or ``""`` when it fits in a day."""
+    if not longer:
+        return ""
+    ways = []
+    sample = longer.get("target_rows")
+    if sample:
+        ways.append(
+            f"score on {int(sample):,} target rows instead of {int(longer['scored_rows']):,} "
+            "(Target rows: every run scores each of them)"
+        )
+    fit = int(longer.get("runs_in_a_day") or 0)
+    if fit:
+        runs = int(longer.get("runs") or 0)
+        ways.append(
+            f"plan fewer training runs: about {fit:,} of the {runs:,} fit in a day "
+            "(fewer subsets or seeds)"
+        )
+    else:
+        ways.append("shorten each run: not even one fits in a day (fewer training steps, or "
+                    "fewer rows per subset)")  # fmt: skip
+    return f"That is more than a day. To bring it within one, {' or '.join(ways)}."
+
+
+def long_study_question(longer: Mapping[str, Any]) -> str:
+    """What the dialog asks before it starts a study estimated over a day."""
+    from vendiscope.core.studies.feasibility import duration
+
+    advice = too_long_text(longer).removeprefix("That is more than a day. ")
+    return (
+        f"The estimate says this study would take about "
+        f"{duration(float(longer['total_seconds']))} on this computer. {advice}\n\n"
+        "Start it anyway?"
+    )
 
 
 def _sentence(text: str) -> str:

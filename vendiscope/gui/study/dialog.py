@@ -4,15 +4,16 @@
 :class:`~vendiscope.core.studies.options.StudyOptions` (plain JSON) and
 :meth:`StudyDialog.target` the held-out dataset, which
 :func:`vendiscope.gui.jobs.tasks.study` takes. Estimate cost times the trainer in a child
-process (the trainer imports torch, which the window's process never does); the pool's rows
-and sources are read on a worker thread.
+process (the trainer imports torch, which the window's process never does), showing its
+progress with a Cancel button, Start disabled meanwhile; a plan estimated at more than a day
+starts only once confirmed. The pool's rows and sources are read on a worker thread.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,16 +22,19 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
+    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from vendiscope.core.studies.options import DEFAULT_TRAINER, StudyOptions
+from vendiscope.core.studies.options import DEFAULT_TARGET_ROWS, DEFAULT_TRAINER, StudyOptions
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.dialogs.job_dialog import JobDialog, spin_box
 from vendiscope.gui.jobs.background import Loader
 from vendiscope.gui.jobs.plugin_choices import plugin_choices
+from vendiscope.gui.jobs.progress import format_duration
 from vendiscope.gui.study import data
 from vendiscope.gui.widgets.param_form import ParamForm, plain_help
 from vendiscope.gui.widgets.plugin_forms import PluginForms
@@ -56,6 +60,8 @@ class StudyDialog(JobDialog):
         self.setWindowTitle(f"Study of {dataset}")
         self.estimate_job: Any = None
         self.estimate_shown = False  # an estimate (or why there is none) is shown
+        self.too_long: dict[str, Any] | None = None  # the estimate's longer_than_a_day
+        self.long_confirmed = False
         self.facts: data.PoolFacts | None = None
         info = document.dataset(dataset) if document.is_open else None
         self.rows = info.row_count if info is not None else 0
@@ -120,9 +126,14 @@ class StudyDialog(JobDialog):
             "Models trained per subset, each with its own seed: more seeds tell real "
             "differences from chance"
         )
-        self.target_rows = spin_box(0, 10_000_000, 0)
+        self.target_rows = spin_box(0, 10_000_000, DEFAULT_TARGET_ROWS)
         self.target_rows.setSpecialValueText("all")
-        self.target_rows.setToolTip("Score on the first this many rows of the target (faster)")
+        self.target_rows.setSingleStep(100)
+        self.target_rows.setToolTip(
+            "Each model is scored on the first this many rows of the target. Every training "
+            "run scores all of them, so a large target makes every run slow; “all” (0) scores "
+            "every row"
+        )
         self.name = QLineEdit()
         self.name.setPlaceholderText("study-N (the next free number)")
         self.name.setToolTip(
@@ -192,6 +203,21 @@ class StudyDialog(JobDialog):
             "loaded: up to a minute on a CPU); nothing is trained or written"
         )
         self.estimate_button.clicked.connect(self.estimate)
+        self.cancel_estimate = QPushButton("Cancel estimate")
+        self.cancel_estimate.setObjectName("cancelEstimate")
+        self.cancel_estimate.setToolTip("Stop estimating (nothing was written)")
+        self.cancel_estimate.clicked.connect(self.stop_estimate)
+        self.cancel_estimate.hide()
+        self.estimate_bar = QProgressBar()
+        self.estimate_bar.setObjectName("estimateProgress")
+        self.estimate_bar.setRange(0, 0)  # busy: the steps have no count
+        self.estimate_bar.setTextVisible(False)
+        self.estimate_bar.setMaximumHeight(14)
+        self.estimate_bar.hide()
+        self.estimate_clock = QElapsedTimer()
+        self.estimate_ticker = QTimer(self)
+        self.estimate_ticker.setInterval(1000)
+        self.estimate_ticker.timeout.connect(self._estimate_progress)
         self.estimate_result = plain_label(
             "Estimate cost tells how many training runs the study makes and how long they "
             "would take on this computer."
@@ -199,9 +225,17 @@ class StudyDialog(JobDialog):
         self.estimate_result.setObjectName("estimateResult")
         self.estimate_result.setWordWrap(True)
         self.estimate_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.estimate_button)
+        buttons.addWidget(self.cancel_estimate)
+        buttons.addStretch(1)
+        found = QVBoxLayout()
+        found.addWidget(self.estimate_result)
+        found.addWidget(self.estimate_bar)
+        found.addStretch(1)
         layout = QHBoxLayout(box)
-        layout.addWidget(self.estimate_button, 0, Qt.AlignmentFlag.AlignTop)
-        layout.addWidget(self.estimate_result, 1)
+        layout.addLayout(buttons)
+        layout.addLayout(found, 1)
         return box
 
     # ------------------------------------------------------------------ the pool
@@ -249,9 +283,7 @@ class StudyDialog(JobDialog):
             return
         target = self.target()
         assert target is not None  # problem_text says when there is none
-        self.estimate_result.setText(
-            "Estimating: making the plan and timing the trainer on a few examples…"
-        )
+        self.estimate_result.setToolTip("")
         self.estimate_result.setPalette(self.palette())
         self.estimate_job = self._start_check(
             self.estimate_button,
@@ -263,34 +295,70 @@ class StudyDialog(JobDialog):
             target,
             self.options(),
         )
+        self.estimate_job.changed.connect(self._estimate_progress)
+        self.estimate_clock.start()
+        self.estimate_ticker.start()
+        self._show_estimating(True)
+        self._estimate_progress()
+
+    def _show_estimating(self, running: bool) -> None:
+        self.estimate_bar.setVisible(running)
+        self.cancel_estimate.setVisible(running)
+        if not running:
+            self.estimate_ticker.stop()
+        self.validate()
+
+    def _estimate_progress(self) -> None:
+        """The estimate's current step and the time it has taken so far."""
+        job = self.estimate_job
+        if job is None:
+            return
+        step = job.status.description or "Starting"
+        waited = format_duration(self.estimate_clock.elapsed() / 1000)
+        self.estimate_result.setText(
+            f"Estimating: {step.rstrip('.…')}… ({waited} so far; loading the trainer's model "
+            "can take a few minutes on a CPU)"
+        )
 
     def _estimated(self, job: Any) -> None:
         from vendiscope.gui.jobs.manager import JobState
 
         self.estimate_job = None
         self.estimate_button.setEnabled(True)
+        self._show_estimating(False)
         if job.state == JobState.DONE:
-            self._show_estimate(True, data.estimate_text(job.result))
+            self.too_long = job.result.get("longer_than_a_day")
+            self._show_estimate(not self.too_long, data.estimate_text(job.result), prefix="")
         elif job.state == JobState.FAILED and job.error is not None:
             self._show_estimate(False, describe_error(job.error))
         else:
             self.estimate_result.setText("")
 
-    def _show_estimate(self, ok: bool, text: str) -> None:
+    def _show_estimate(self, ok: bool, text: str, prefix: str = "Cannot estimate: ") -> None:
         self.estimate_shown = True
-        shown = text if ok else f"Cannot estimate: {text}"
-        self._show_outcome(self.estimate_result, ok, shown, text)
+        self._show_outcome(self.estimate_result, ok, text if ok else f"{prefix}{text}", text)
+
+    def stop_estimate(self) -> None:
+        """Cancel a running estimate (its child process ends)."""
+        if self.estimate_job is None:
+            return
+        self._stop_estimate()
+        self.estimate_result.setText("Estimate cancelled.")
+        self.estimate_result.setPalette(self.palette())
 
     def _stop_estimate(self) -> None:
         if self.estimate_job is not None:
             job, self.estimate_job = self.estimate_job, None
+            job.changed.disconnect(self._estimate_progress)
             self._cancel_check(job, self._estimated, self.estimate_button)
+            self._show_estimating(False)
 
     # ------------------------------------------------------------------ values
     def _changed(self) -> None:
         """A setting changed: an estimate shown is out of date."""
         running = self.estimate_job is not None
         self._stop_estimate()
+        self.too_long, self.long_confirmed = None, False
         if self.estimate_shown or running:
             self.estimate_shown = False
             self.estimate_result.setText("The settings changed: Estimate cost again.")
@@ -328,7 +396,34 @@ class StudyDialog(JobDialog):
 
     def validate(self) -> None:
         self._show_problem(self.problem_text())
-        self.estimate_button.setEnabled(self.estimate_job is None and self.location is not None)
+        estimating = self.estimate_job is not None
+        self.estimate_button.setEnabled(not estimating and self.location is not None)
+        if estimating:
+            self.start_button.setEnabled(False)
+            self.start_button.setToolTip("Wait for the estimate, or cancel it")
+        else:
+            self.start_button.setToolTip("")
+
+    def accept(self) -> None:
+        """Start, after asking when the estimate said the study takes more than a day."""
+        if self.estimate_job is not None:
+            return
+        if self.too_long and not self.long_confirmed:
+            box = QMessageBox(
+                QMessageBox.Icon.Warning,
+                "Start a study of more than a day?",
+                data.long_study_question(self.too_long),
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                self,
+            )
+            box.setObjectName("longStudy")
+            box.button(QMessageBox.StandardButton.Yes).setText("Start anyway")
+            box.button(QMessageBox.StandardButton.No).setText("Change the plan")
+            box.setDefaultButton(QMessageBox.StandardButton.No)
+            if box.exec() != QMessageBox.StandardButton.Yes:
+                return
+            self.long_confirmed = True
+        super().accept()
 
     def options(self) -> dict[str, Any]:
         """The study's options as :class:`StudyOptions` keywords (checked by it)."""

@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         start.open_requested.connect(self.files.open_project)
         start.demo_requested.connect(self.files.open_demo)
         start.recent_requested.connect(self.files.open_location)
-        self.document.opened.connect(lambda _loc: self._project_state_changed())
+        self.document.opened.connect(self._project_opened)
         self.document.closed.connect(self._project_state_changed)
         self.document.closed.connect(self.record_link.forget)
         self.document.changed.connect(self._project_changed)
@@ -140,6 +140,11 @@ class MainWindow(QMainWindow):
         if self.jobs.active() and not self._confirm_stop_jobs("Close the project"):
             return
         self.document.close()
+
+    def _project_opened(self, location: str) -> None:
+        self.jobs.project = location  # each job started now is of this project
+        self.jobs_panel.project_opened(location)
+        self._project_state_changed()
 
     def _project_state_changed(self) -> None:
         is_open = self.document.is_open
