@@ -95,7 +95,7 @@ def test_the_demo_opens_on_its_whole_story(qtbot, window: MainWindow, tmp_path: 
     assert dashboard.summary.gvendi is not None and dashboard.summary.clusters is not None
     qtbot.waitUntil(lambda: map_view.colouring is not None, timeout=20_000)
     assert map_view.canvas.count == 1245
-    assert map_view.colouring.by == "sparse"  # 124 clusters: more than colours, so sparse vs rest
+    assert map_view.colouring.by == "source"  # the one default rule (core/views/colouring.py)
     qtbot.waitUntil(lambda: workbench.state is not None, timeout=20_000)
     assert len(workbench.state.runs) == 3 and workbench.curves.curves  # greedy, FL, random
     assert map_view.compute_button.text() == "Recompute map…"  # recomputing is one click

@@ -210,7 +210,7 @@ def test_opening_another_project_clears_the_jobs_of_the_one_before(
     location = window.document.location
     done = wait_job(qtbot, window.jobs.submit("Import", tasks.import_file, location, str(data)))
     assert done.state == JobState.DONE, done.error_details
-    running = window.jobs.submit("Waiting in the first project", _process_tasks.wait_for_cancel)
+    running = window.jobs.submit("Waiting in the first project", _process_tasks.update_then_wait)
     qtbot.waitUntil(lambda: running.state == JobState.RUNNING)
     panel = window.jobs_panel
     assert not panel.rows[running].project.isVisible()  # a job of the open project: no label
