@@ -16,7 +16,8 @@ exactly the sketch of that subset's gradient: every "gradient made of X" below i
 its groups, then optionally centred on the set's mean, then L2-normalised, then scored
 (Vendi, q = 1). "all" at d = 4096 and 8192, and "no-vocab" at 4096, are sketched too.
 
-For each setting and each n, ``--draws`` seeded draws of n rows from A and from B: the ratio
+For each setting and each n up to half the pool, ``--draws`` seeded draws of n rows from A
+and from B: the ratio
 mean(B) / mean(A) and the separation (mean(B) - mean(A)) / pooled sd. Rank agreement with
 the paper's definition ("all", d = 1024, not centred): Spearman over ``--mixes`` subsets of
 n rows mixing A and B in random proportions. Embedding-Vendi (bundled MiniLM) and the
@@ -213,7 +214,7 @@ def study(pools: dict[str, Any], sizes: list[int], draws: int, mixes: int) -> di
     scorers["distinct-2-grams"] = lambda p, r: lexical([p["texts"][i] for i in r])
     pool_size = min(len(pools["A"]["texts"]), len(pools["B"]["texts"]))
     out: dict[str, Any] = {"separation": {}, "agreement": {}}
-    for n in [s for s in sizes if s <= pool_size]:
+    for n in [s for s in sizes if 2 * s <= pool_size]:  # draws from a pool of at least 2n
         rng = np.random.default_rng(n)
         picks = {k: [np.sort(rng.choice(pool_size, n, replace=False)) for _ in range(draws)]
                  for k in "AB"}  # fmt: skip

@@ -96,17 +96,39 @@ def _fields(stanza: str) -> dict[str, str]:
     return fields
 
 
+BASE_POOL = 512
+"""Pools up to this size are drawn afresh; a larger pool of ``n`` rows is the pool of
+``n // 2`` rows plus ``n - n // 2`` more (so a feature cache of the smaller pool is its prefix)."""
+
+
 def draw(
     grouped: dict[str, list[dict[str, str]]], n: int, *, groups: int, seed: int = 0
 ) -> list[dict[str, str]]:
-    """``n`` rows spread evenly over the ``groups`` largest groups (seeded)."""
-    rng = random.Random(seed)
+    """``n`` rows spread evenly over the ``groups`` largest groups (seeded).
+
+    Above :data:`BASE_POOL` the draw grows by extension (see there): the first ``n // 2``
+    rows are exactly the smaller draw, in the same order.
+    """
     names = sorted(grouped, key=lambda g: (-len(grouped[g]), g))[:groups]
     if len(names) < groups:
         raise ValueError(f"only {len(names)} groups, not {groups}")
+    if n > BASE_POOL:
+        first = draw(grouped, n // 2, groups=groups, seed=seed)
+        used = {row["id"] for row in first}
+        extra = _spread(
+            {g: [r for r in grouped[g] if r["id"] not in used] for g in names},
+            names, n - n // 2, random.Random(seed * 1_000_003 + n),
+        )  # fmt: skip
+        return first + extra
+    return _spread(grouped, names, n, random.Random(seed))
+
+
+def _spread(
+    grouped: dict[str, list[dict[str, str]]], names: list[str], n: int, rng: random.Random
+) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for i, name in enumerate(names):
-        share = n // groups + (1 if i < n % groups else 0)
+        share = n // len(names) + (1 if i < n % len(names) else 0)
         if share > len(grouped[name]):
             raise ValueError(f"group {name} has {len(grouped[name])} rows, not {share}")
         out += rng.sample(grouped[name], share)

@@ -53,3 +53,22 @@ def planted_dataset(
     import_dataset(project, write_jsonl(tmp_path / f"{name}.jsonl", records), name=name)
     write_set(project, name, "gradients/planted", rows)
     return labels
+
+
+def disagreeing_scores(project: Any, tmp_path: Path, name: str = "advice") -> None:
+    """240 records in four sources; gradients blind to them, embeddings clustered by them;
+    both scored (G-Vendi does not tell the sources apart, embedding-Vendi does)."""
+    from vendiscope.core.metrics.scoring import score_dataset
+
+    records = [
+        {"id": f"a{i}", "prompt": f"question {i}", "response": f"answer {i}", "source": f"s{i % 4}"}
+        for i in range(240)
+    ]  # fmt: skip
+    import_dataset(project, write_jsonl(tmp_path / f"{name}.jsonl", records), name=name)
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(4, 32))
+    by_source = centres[np.arange(240) % 4] + 0.3 * rng.normal(size=(240, 32))
+    write_set(project, name, "gradients/x", rng.normal(size=(240, 32)).astype(np.float32))
+    write_set(project, name, "embeddings/x", by_source.astype(np.float32), kind="embedding")
+    score_dataset(project, name, metric="gvendi")
+    score_dataset(project, name, metric="vendi")

@@ -28,7 +28,7 @@ def test_old_runs_show_without_the_new_fields() -> None:
     assert score is not None
     assert score.mean_cosine is None and score.verdict is None and score.projection_sd is None
     assert score.share == 159.9 / 1245
-    assert _score_context(score) == "effective distinct of 1,245 (12.8%)"
+    assert _score_context(score) == "of n = 1,245 records (12.8% distinct)"
     assert "projection" not in _score_tooltip(score) and _score_note(score) == ""
 
 
@@ -39,7 +39,7 @@ def test_new_fields_and_the_projection_error() -> None:
         "projection_error": {"sd": 2.345, "shift": -0.4, "draws": 5},
     }  # fmt: skip
     score = data._score([_run(details)], "gvendi")
-    assert _score_context(score) == "effective distinct of 1,245 (12.8%)"
+    assert _score_context(score) == "of n = 1,245 records (12.8% distinct)"
     tip = _score_tooltip(score)
     assert "159.90 ± 2.35 (projection) of 1,245 records" in tip and "0.09" in tip
     assert tip.endswith("A plain sentence.")
@@ -77,3 +77,23 @@ def test_the_score_cards_show_fraction_cosine_and_verdict(
         bottom = label.geometry().bottom()
     assert bottom <= card.contentsRect().bottom()
     screenshot(dashboard, "dashboard-score-resolution")
+
+
+def test_the_dashboard_says_which_score_sees_the_sources(
+    qtbot, window: MainWindow, tmp_path: Path
+) -> None:
+    from tests.core._planted import disagreeing_scores
+    from vendiscope.core.store.project import Project
+
+    path = tmp_path / "advice.vscope"
+    with Project.create(path) as project:
+        disagreeing_scores(project, tmp_path)
+    open_project(qtbot, window, path)
+    dashboard = window.open_view("dashboard", "advice")
+    qtbot.waitUntil(lambda: dashboard.summary is not None, timeout=20_000)
+    assert dashboard.advice.isVisible()
+    assert dashboard.advice.text().startswith("At 120 rows G-Vendi does not")
+    assert "Compare datasets by embedding-Vendi at this size" in dashboard.advice.text()
+    assert dashboard.cards["gvendi"].note.text().endswith("does not tell your groups apart")
+    assert dashboard.cards["evendi"].note.text().endswith("tells your groups apart")
+    screenshot(dashboard, "dashboard-score-advice")

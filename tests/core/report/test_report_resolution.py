@@ -43,7 +43,7 @@ def _headline(**score: object) -> str:
 
 def test_projection_error_and_old_runs() -> None:
     old = _headline()  # a run from before the fields: no mean cosine, no verdict
-    assert "159.9" in old and "12.8% of 1,245 records" in old
+    assert "159.9" in old and "of 1,245 records (n = 1,245), 12.8% of them distinct" in old
     assert "mean cosine" not in old and "verdict" not in old and "projection" not in old
     new = _headline(
         mean_cosine=0.0912,
@@ -53,3 +53,17 @@ def test_projection_error_and_old_runs() -> None:
     assert "± 2.3 (projection)" in new and "mean cosine 0.09" in new
     assert "Mostly counts &lt;copies&gt; &amp; &quot;such&quot;." in new
     assert "<copies>" not in new
+
+
+def test_the_report_says_which_score_sees_the_sources(project, tmp_path: Path) -> None:
+    from tests.core._planted import disagreeing_scores
+
+    disagreeing_scores(project, tmp_path)
+    numbers = audit_numbers(project, "advice", contributions=False)
+    headline = numbers["headline"]
+    assert headline["gvendi"]["group_check"]["level"] == "does_not"
+    assert headline["embedding_vendi"]["group_check"]["level"] == "resolves"
+    assert "Compare datasets by embedding-Vendi at this size" in headline["advice"]
+    page = write_report(project, "advice", tmp_path / "r.html").destination.read_text()
+    assert html.escape(headline["advice"]) in page
+    assert "does not tell your 4 sources apart" in page

@@ -25,9 +25,9 @@ about 1% of simulated sets, n = 48 to 3,000, d = 64 to 1,024). At ``n = 1,000``,
 
 ``VS / VS_rand`` near 1 means the kernel has no structure beyond its average similarity: the
 score is set by ``mu`` (and ``n / d``) alone — it counts the examples that are not
-near-copies, and says nothing about how many *kinds* there are. The rule in :func:`verdict`
-turns this into a sentence for users; its thresholds come from the resolution benchmark
-(``tests/benchmarks/bench_resolution.py``, ``docs/metrics.md``).
+near-copies, and says nothing about how many *kinds* there are. :func:`verdict` says this in
+a sentence. Whether a score can tell datasets apart is a different question, answered on
+the user's own groups by :mod:`.group_check`; a scoring job makes that its verdict.
 
 Pure NumPy: no store, no torch.
 """
@@ -43,7 +43,6 @@ from vendiscope.core.metrics import vendi
 
 __all__ = [
     "ALIKE_COSINE",
-    "MIN_ROWS",
     "SATURATED_RATIO",
     "column_sum",
     "effective_fraction",
@@ -53,11 +52,6 @@ __all__ = [
     "uniform_reference",
     "verdict",
 ]
-
-MIN_ROWS = 200
-"""Rows from which a score near the reference reads ``saturated`` rather than ``too_small``:
-on real gradient features the score left the reference only from about this size
-(``docs/metrics.md``)."""
 
 SATURATED_RATIO = 0.9
 """``VS / VS_rand`` at or above this: no structure beyond the mean cosine (``too_small`` or
@@ -153,47 +147,39 @@ def verdict(
     *,
     reference: float | None = None,
 ) -> dict[str, str]:
-    """``{"level", "text"}``: can this score separate datasets, in one plain sentence.
+    """``{"level", "text"}``: what the spectrum says about the set, in one plain sentence.
 
     ``reference`` is the score of a set without structure beyond its mean cosine
     (:func:`random_reference`; the uniform bound at order 1 when not given). First match:
 
+    - ``too_small``: fewer than two rows (no mean cosine);
     - ``alike``: mean cosine at least :data:`ALIKE_COSINE`;
-    - ``too_small``: ``score / reference`` at least :data:`SATURATED_RATIO` and fewer than
-      :data:`MIN_ROWS` rows (one row, or no mean cosine, is always too small);
     - ``saturated``: ``score / reference`` at least :data:`SATURATED_RATIO`;
     - ``ok``: otherwise.
     """
     if n < 2 or mu is None:
-        return {"level": "too_small", "text": TEXTS["too_small"].format(n=n, min=MIN_ROWS)}
+        return {"level": "too_small", "text": TEXTS["too_small"]}
     if mu >= ALIKE_COSINE:
         return {"level": "alike", "text": TEXTS["alike"]}
     if reference is None:
         reference = uniform_reference(n, mu)
-    level = "ok"
-    if score / reference >= SATURATED_RATIO:
-        level = "too_small" if n < MIN_ROWS else "saturated"
-    return {"level": level, "text": TEXTS[level].format(n=n, min=MIN_ROWS)}
+    level = "saturated" if score / reference >= SATURATED_RATIO else "ok"
+    return {"level": level, "text": TEXTS[level]}
 
 
 TEXTS = {
     "alike": "The examples are nearly identical to one another.",
-    "too_small": (
-        "With only {n:,} examples the score is close to what it would be if every pair were "
-        "equally similar, so it shows how alike they are on average, not how many kinds "
-        "there are; use at least {min:,} examples to compare datasets."
-    ),
+    "too_small": "One example has no spread to measure.",
     "saturated": (
         "The score is close to what it would be if every pair of examples were equally "
-        "similar, so it shows how alike they are on average, not how many kinds there are."
+        "similar: it shows how alike they are on average more than how many kinds there are."
     ),
     "ok": (
-        "The score is clearly below what it would be if every pair were equally similar, so "
-        "it reflects groups of similar examples and can be compared between datasets scored "
-        "the same way."
+        "The score is clearly below what it would be if every pair were equally similar: "
+        "the examples form groups of similar ones."
     ),
 }
-"""The verdict sentences (``{n}``: rows, ``{min}``: :data:`MIN_ROWS`)."""
+"""The spectrum's sentences (a scoring job's verdict is :mod:`.group_check`'s instead)."""
 
 
 def resolution_details(
@@ -229,6 +215,9 @@ def resolution_details(
 
 
 SHORT_VERDICTS = {
+    "resolves": "tells your groups apart",
+    "does_not": "does not tell your groups apart",
+    "unchecked": "groups not checked",
     "ok": "groups stand out",
     "saturated": "no groups beyond the average",
     "too_small": "too few examples to show groups",

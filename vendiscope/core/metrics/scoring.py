@@ -18,7 +18,7 @@ from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.metrics import streaming, subset_scoring
+from vendiscope.core.metrics import group_check, resolution_check, streaming, subset_scoring
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
@@ -148,7 +148,7 @@ def score_dataset(
         what = dataset if subset is None else f"subset {subset} of {dataset}"
         progress.start(f"Scoring {what} ({metric} on {target.name})", total=None)
         breakdown: dict[str, dict[str, float]] = {}
-        baseline = None
+        baseline = matrix = None
         n = target.n_rows
         if positions is not None:
             n = len(positions)
@@ -173,6 +173,13 @@ def score_dataset(
                 matrix, instance, plugin, registry, weights=weights, sources=sources,
                 cancel=cancel, projected=target.kind == "gradient",
             )  # fmt: skip
+        if positions is None and plugin == "vendi":
+            what = resolution_check.metric_name(target)
+            progress.start(f"Checking whether {what} tells the groups of {dataset} apart")
+            _add_check(result.details, resolution_check.run_check(
+                project, dataset, target, matrix=matrix, q=getattr(instance, "q", 1.0),
+                cancel=cancel,
+            ))  # fmt: skip
         per_record_set = None
         if result.per_record is not None and positions is None:
             per_record_set = _store_per_record(project, dataset, run.id, target, result.per_record)
@@ -201,6 +208,14 @@ def score_dataset(
         subset,
         baseline,
     )
+
+
+def _add_check(details: dict[str, Any], found: dict[str, Any]) -> None:
+    """The resolution check becomes the result's verdict; the spectrum's reading is kept."""
+    details["group_check"] = found
+    if "verdict" in details:
+        details["spectrum_verdict"] = details["verdict"]
+    details["verdict"] = group_check.verdict(found)
 
 
 def _store_per_record(

@@ -44,7 +44,7 @@ border-bottom:1px solid #ddd}h3{font-size:1.05em;margin:20px 0 6px}
 .card .value{font-size:1.5em;font-weight:600}.card .label{color:#555;font-size:.85em}
 .card .note{color:#555;font-size:.8em}.card .spread{font-size:.55em;font-weight:400;color:#555}
 .card .verdict{margin-top:3px;font-style:italic}
-.card .verdict.saturated,.card .verdict.too_small{color:#8a5300}
+.card .verdict.saturated,.card .verdict.too_small,.card .verdict.does_not{color:#8a5300}
 .verdicts{color:#333;font-size:.9em}
 table{border-collapse:collapse;width:100%;font-size:.9em;margin:8px 0}
 th,td{border-bottom:1px solid #e5e5e5;padding:5px 8px;text-align:left;vertical-align:top}
@@ -206,7 +206,8 @@ def _headline_html(
         if score is None:
             out.append(_card(label, "—", "not computed"))
             continue
-        note = f"{_pct(score['fraction'])} of {_num(score['n'])} records"
+        n = _num(score["n"])
+        note = f"of {n} records (n = {n}), {_pct(score['fraction'])} of them distinct"
         if score.get("mean_cosine") is not None:
             note += f"; mean cosine {score['mean_cosine']:.2f}"
         if score.get("ci"):
@@ -258,6 +259,8 @@ def _headline_html(
     out.append("</div>")
     if verdicts:
         out.append(f'<ul class="verdicts">{"".join(verdicts)}</ul>')
+    if h.get("advice"):
+        out.append(f'<p class="verdicts"><strong>{_e(h["advice"])}</strong></p>')
     out.append(_missing(numbers, "headline"))
     if "spectrum" in images:
         out.append(

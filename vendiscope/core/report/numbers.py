@@ -91,6 +91,7 @@ def audit_numbers(
             "exact_duplicate_fraction": stats["exact_duplicates"] / rows if rows else 0.0,
             "unique": int(stats["unique"]),
             "near_duplicates": _near_numbers(near),
+            "advice": viewdata.resolution_advice(project, dataset) or None,
         },
         "stats": {k: stats[k] for k in ("filled", "mean_chars", "skipped_rows")},
     }
@@ -146,7 +147,7 @@ def _score_numbers(score: dict[str, Any] | None) -> dict[str, Any] | None:
     if score is None:
         return None
     keys = ("value", "n", "fraction", "ci", "ci_level", "vector_set", "run_id", "finished_at")
-    extra = ("mean_cosine", "verdict", "projection_error")  # None for runs before them
+    extra = ("mean_cosine", "verdict", "group_check", "projection_error")  # None: older runs
     return {**{k: score[k] for k in keys}, **{k: score.get(k) for k in extra}}
 
 

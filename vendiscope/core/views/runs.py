@@ -92,6 +92,7 @@ def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dic
         "fraction": details.get("effective_fraction", value / n if n else None),
         "mean_cosine": details.get("mean_cosine"),
         "verdict": details.get("verdict") if isinstance(details.get("verdict"), dict) else None,
+        "group_check": _dict_or_none(details.get("group_check")),
         "projection_error": details.get("projection_error")
         if isinstance(details.get("projection_error"), dict)
         else None,
@@ -104,6 +105,28 @@ def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dic
         "run_id": run.id,
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }
+
+
+def _dict_or_none(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+def resolution_checks(project: Project, dataset: str) -> dict[str, dict[str, Any]]:
+    """Metric name -> the resolution check of its latest headline score (runs that have one)."""
+    checks = {}
+    for metric in VENDI_METRICS:
+        run = score_run(project, dataset, metric)
+        found = ((run.result or {}).get("details") or {}).get("group_check") if run else None
+        if isinstance(found, dict) and found.get("metric"):
+            checks[str(found["metric"])] = found
+    return checks
+
+
+def resolution_advice(project: Project, dataset: str) -> str:
+    """Which score to compare datasets by at this size, when the latest checks disagree."""
+    from vendiscope.core.metrics.group_check import advice
+
+    return advice(resolution_checks(project, dataset))
 
 
 def missing_score_command(project: Project, dataset: str, metric: str) -> str:
@@ -287,6 +310,8 @@ __all__ = [
     "missing_score_command",
     "near_duplicate_summary",
     "per_record_score_runs",
+    "resolution_advice",
+    "resolution_checks",
     "score_run",
     "score_summary",
     "selection_runs",

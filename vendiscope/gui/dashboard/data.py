@@ -100,6 +100,8 @@ class DashboardSummary:
     clusters: ClusterSummary | None = None
     embedding_sets: list[str] = field(default_factory=list)
     gradient_sets: list[str] = field(default_factory=list)
+    advice: str = ""
+    """Which score tells the data's groups apart at this size, when the metrics disagree."""
 
 
 def summarize(location: str, dataset: str) -> DashboardSummary:
@@ -110,6 +112,7 @@ def summarize(location: str, dataset: str) -> DashboardSummary:
 
 def summarize_project(project: Project, dataset: str) -> DashboardSummary:
     from vendiscope.core.store import vectors
+    from vendiscope.core.views.runs import resolution_advice
 
     stats = project.stats(dataset)
     runs = [r for r in project.runs(dataset) if r.status == "complete"]
@@ -126,6 +129,7 @@ def summarize_project(project: Project, dataset: str) -> DashboardSummary:
         clusters=_clusters(project, dataset),
         embedding_sets=[s.name for s in complete if s.kind == "embedding"],
         gradient_sets=[s.name for s in complete if s.kind == "gradient"],
+        advice=resolution_advice(project, dataset),
     )
 
 

@@ -54,7 +54,7 @@ def _share(score: ScoreSummary) -> str:
 
 
 def _score_context(score: ScoreSummary) -> str:
-    text = f"effective distinct of {score.n:,} ({_share(score)})"
+    text = f"of n = {score.n:,} records ({_share(score)} distinct)"
     if score.ci is not None:
         level = f"{score.ci_level:.0%}" if score.ci_level else "CI"
         text += f" · {level} interval {_fmt(score.ci[0])} to {_fmt(score.ci[1])}"
@@ -213,6 +213,12 @@ class DashboardView(QWidget):
         layout.setSpacing(12)
         layout.addLayout(head)
         layout.addLayout(grid)
+        self.advice = plain_label()  # which score tells this data's groups apart, when they differ
+        self.advice.setObjectName("scoreAdvice")
+        self.advice.setWordWrap(True)
+        self.advice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.advice.hide()
+        layout.addWidget(self.advice)
         self.subsets_compare = SubsetCompareTable(document, dataset, hide_when_empty=True)
         sections = QSplitter(Qt.Orientation.Vertical)  # shares the height the cards leave
         sections.setChildrenCollapsible(False)
@@ -257,6 +263,8 @@ class DashboardView(QWidget):
         )
         self._score_card("gvendi", summary.gvendi, bool(summary.gradient_sets))
         self._score_card("evendi", summary.evendi, bool(summary.embedding_sets))
+        self.advice.setText(summary.advice)
+        self.advice.setVisible(bool(summary.advice))
         self._share_card(summary)
         exact = summary.exact_duplicates
         self.cards["exact"].set_value(
