@@ -254,10 +254,12 @@ def test_score_lists_every_source_including_ones_too_small_to_score(tmp_path: Pa
         write_vector_set(opened, "mix", "emb", rows.astype(np.float32))
 
     out = run("score", project, "mix", "--metric", "vendi").output
-    shown = table_sources(out)  # the largest first (equal sizes: the higher score first)
-    assert [n for _, n in shown] == [n for _, n in largest(sizes, 20)]
+    shown = table_sources(out)  # the highest at n = 2 (the smallest source's size) first
+    at_n = [float(line.split("│")[5].split("±")[0]) for line in out.splitlines()
+            if line.startswith("│ src-")]  # fmt: skip
+    assert len(at_n) == 20 and at_n == sorted(at_n, reverse=True)
     assert all(sizes[name] == n for name, n in shown) and len(set(shown)) == 20
-    assert "the 20 largest of 45 sources" in out
+    assert "the 20 highest at n = 2 of 45 sources" in out
     assert "… 25 more sources not shown (1-" in out
     assert "use --all (or --json) to see every source" in out
     assert "1 source with fewer than 2 records: no score of its own" in out
@@ -266,7 +268,7 @@ def test_score_lists_every_source_including_ones_too_small_to_score(tmp_path: Pa
     assert sorted(table_sources(everything)) == sorted(sizes.items())
     assert "not shown" not in everything
     (lonely,) = [line for line in everything.splitlines() if line.startswith("│ a-lonely ")]
-    assert [cell.strip() for cell in lonely.split("│")[2:5]] == ["1", "—", "—"]
+    assert [cell.strip() for cell in lonely.split("│")[2:6]] == ["1", "—", "—", "—"]
     assert table_sources(everything)[-1] == ("a-lonely", 1)  # the smallest come last
     scored = json.loads(run("score", project, "mix", "--metric", "vendi", "--json").output)
     assert set(scored["per_source"]) == set(sizes) - {"a-lonely"}

@@ -42,3 +42,30 @@ def test_score_prints_the_verdict(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "effective number of distinct examples:" in result.output
     assert "mean cosine" in result.output and " — " in result.output
+
+
+def test_score_at_n_and_the_advice(tmp_path: Path) -> None:
+    import json
+
+    from tests.core._planted import disagreeing_scores
+
+    path = tmp_path / "p.vscope"
+    with Project.create(path) as project:
+        disagreeing_scores(project, tmp_path)  # G-Vendi blind to the sources, embeddings not
+    env = {"COLUMNS": "200"}
+    shown = CliRunner().invoke(app, ["score", str(path), "advice", "--at-n", "100"], env=env)
+    assert shown.exit_code == 0, shown.output
+    assert "at equal n: G-Vendi " in shown.output and "of 100 (n = 100, mean of 5 draws" in (
+        shown.output
+    )
+    assert "At 120 rows G-Vendi does not tell your 4 sources apart" in shown.output
+    assert "Compare datasets by embedding-Vendi at this size" in shown.output
+    found = json.loads(
+        CliRunner().invoke(app, ["score", str(path), "advice", "--json", "--at-n", "50"]).stdout
+    )
+    assert found["details"]["at_n"]["n"] == 50 and found["details"]["at_n"]["draws"] == 5
+    assert found["details"]["group_check"]["level"] == "does_not"
+    assert found["details"]["group_check"]["p_value"] > 0.01
+    assert found["advice"].startswith("At 120 rows G-Vendi does not")
+    refused = CliRunner().invoke(app, ["score", str(path), "advice", "--at-n", "241"])
+    assert refused.exit_code != 0 and "more than the 240 rows of 'advice'" in refused.output

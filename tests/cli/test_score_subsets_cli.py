@@ -51,12 +51,14 @@ def test_subsets_side_by_side_with_the_dataset_and_random(location: Path) -> Non
     assert whole[1] == "978" and spread[1] == lump[1] == "20"
     assert float(spread[2]) > float(lump[2])
     assert float(spread[3]) == pytest.approx(float(spread[2]) / 20, abs=1e-3)
-    low, high = (float(x) for x in spread[4].split("\u2013"))  # each set's own bootstrap CI
-    assert low < float(spread[2]) < high and "\u2013" in whole[4]
-    assert whole[5:9] == ["\u2014"] * 4  # the whole dataset has no random baseline
-    mean, sd = (float(x) for x in spread[5].split("±"))
-    assert mean + 2 * sd < float(spread[2]) and float(spread[7]) > 2 and spread[8] == "100%"
-    assert float(lump[7]) < -2 and lump[8] == "0%"
+    # at n = 20 (the smallest set): the subsets' own scores, the dataset's mean of 5 draws
+    assert spread[4] == spread[2] and lump[4] == lump[2] and "±" in whole[4]
+    low, high = (float(x) for x in spread[5].split("\u2013"))  # each set's own bootstrap CI
+    assert low < float(spread[2]) < high and "\u2013" in whole[5]
+    assert whole[6:10] == ["\u2014"] * 4  # the whole dataset has no random baseline
+    mean, sd = (float(x) for x in spread[6].split("±"))
+    assert mean + 2 * sd < float(spread[2]) and float(spread[8]) > 2 and spread[9] == "100%"
+    assert float(lump[8]) < -2 and lump[9] == "0%"
     table = out[: out.index("share: the score per record")].splitlines()
     assert all(len(line) <= 80 for line in table)  # every column fits 80 characters
     assert "random: 12 subsets of each size drawn uniformly from all records (seed 0)" in out

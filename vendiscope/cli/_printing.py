@@ -11,6 +11,8 @@ from rich.table import Table
 from vendiscope.cli._output import console, count_range, cut_rows, print_hidden, shorten
 from vendiscope.core.io.fields import FieldMapping
 
+DASH = "\u2014"  # an em dash: no value
+
 
 def print_json(value: Any) -> None:
     """Valid JSON always: NaN and infinities (not JSON) are written as null."""
@@ -293,7 +295,7 @@ def resolution_line(value: float, n: int, details: dict[str, Any]) -> str:
 def print_score(
     result: Any, *, show_all: bool = False, source_counts: dict[str, int] | None = None
 ) -> None:
-    """The score, then one row per source, largest first: the 20 largest unless ``show_all``.
+    """The score, then one row per source (:func:`_print_sources`), 20 unless ``show_all``.
 
     ``source_counts`` (records per source, as ``stats`` counts them) adds the sources too
     small to have a score of their own, with a dash, so that no source is left out silently.
@@ -309,43 +311,87 @@ def print_score(
     console.print(f"computed on {result.computed_on}")
     if result.metric in METRIC_TITLES:
         console.print(resolution_line(result.value, result.n, result.details), soft_wrap=True)
-    rows: list[tuple[str, int, float | None]] = [
-        (source, int(row["n"]), float(row["value"])) for source, row in result.per_source.items()
+    if isinstance(result.details.get("at_n"), dict):
+        from vendiscope.core.metrics.equal_n import label
+
+        console.print(f"at equal n: {label(title, result.details['at_n'], 2)}", soft_wrap=True)
+    _print_sources(result, title, show_all=show_all, source_counts=source_counts)
+    if result.per_record_set:
+        console.print(f"per-record scores stored as vector set '{result.per_record_set}'")
+
+
+def _print_sources(
+    result: Any, title: str, *, show_all: bool, source_counts: dict[str, int] | None
+) -> None:
+    """One row per source: records, its own score, per record and its score at equal n.
+
+    Sorted by the score at equal n (the one to compare sources by), highest first; sources
+    without one (too small for a score of their own, or a run from before equal n) follow,
+    largest first. Only the first 20 unless ``show_all``.
+    """
+    from vendiscope.core.metrics import equal_n
+
+    rows: list[tuple[str, int, float | None, dict[str, Any] | None]] = [
+        (source, int(row["n"]), float(row["value"]), row.get("equal_n"))
+        for source, row in result.per_source.items()
     ]
     for source, count in (source_counts or {}).items():
         if source != "(none)" and source not in result.per_source:
-            rows.append((source, count, None))  # too few records for a score of its own
-    if rows:
-        # Largest first: a small source's score is bounded by its record count, so the rows
-        # hidden below are the least informative ones.
-        rows.sort(key=lambda r: (-r[1], -(r[2] if r[2] is not None else -1.0), r[0]))
-        shown, hidden = cut_rows(rows, show_all)
-        table = Table(
-            "source",
-            "records",
-            title,
-            "per record",
-            title=f"the {len(shown)} largest of {len(rows)} sources" if hidden else None,
+            rows.append((source, count, None, None))  # too few records for a score of its own
+    if not rows:
+        return
+    # The highest at equal n first; then the largest: a small source's own score is bounded
+    # by its record count, so the rows hidden below are the least informative ones.
+    rows.sort(key=lambda r: (r[3] is None, -(r[3] or {}).get("mean", 0.0), r[2] is None,
+                             -r[1], -(r[2] if r[2] is not None else -1.0), r[0]))  # fmt: skip
+    common = next((r[3]["n"] for r in rows if r[3] is not None), None)
+    at = f"at n = {common:,}" if common is not None else "at equal n"
+    with_equal = common is not None or result.metric in METRIC_TITLES
+    order = f"highest {at}" if common is not None else "largest"
+    shown, hidden = cut_rows(rows, show_all)
+    table = Table(
+        "source",
+        "records",
+        title,
+        "per record",
+        *([at] if with_equal else []),
+        title=f"the {len(shown)} {order} of {len(rows)} sources" if hidden else None,
+    )
+    for column in table.columns[1:]:
+        column.no_wrap = True  # numbers are never folded; a long source name is
+    for source, n, value, equal in shown:
+        cells = [source, str(n)]
+        cells += [DASH, DASH] if value is None else [f"{value:.2f}", f"{value / n:.3f}"]
+        if with_equal:
+            cells.append(DASH if equal is None else equal_n.figure(equal))
+        table.add_row(*cells)
+    console.print(table)
+    print_hidden(
+        len(hidden), "source", "sources", count_range([r[1] for r in hidden]) if hidden else ""
+    )
+    drawn = next((r[3] for r in rows if r[3] is not None and equal_n.drawn(r[3])), None)
+    if drawn is not None:
+        console.print(
+            f"[dim]{at}: each source scored at the smallest one's size, the mean ± sd of "
+            f"{drawn['draws']} random draws of {common:,} records from each larger source[/]",
+            soft_wrap=True,
         )
-        for source, n, value in shown:
-            if value is None:
-                table.add_row(source, str(n), "—", "—")
-            else:
-                table.add_row(source, str(n), f"{value:.2f}", f"{value / n:.3f}")
-        console.print(table)
-        print_hidden(
-            len(hidden), "source", "sources", count_range([r[1] for r in hidden]) if hidden else ""
+    elif common is not None:
+        console.print(f"[dim]{at}: every source scored has {common:,} records[/]")
+    elif with_equal and any(r[2] is not None for r in rows):
+        console.print(
+            f"[dim]{at} ({DASH}): this run has no scores at one size; a source's own score "
+            "grows with its records, so score again to compare sources of different sizes[/]",
+            soft_wrap=True,
         )
-        unscored = [r for r in rows if r[2] is None]
-        if unscored:
-            from vendiscope.core.metrics.scoring import MIN_SOURCE_ROWS
+    unscored = [r for r in rows if r[2] is None]
+    if unscored:
+        from vendiscope.core.metrics.scoring import MIN_SOURCE_ROWS
 
-            many = len(unscored) > 1
-            console.print(
-                f"[dim]{len(unscored)} source{'s' if many else ''} with fewer than "
-                f"{MIN_SOURCE_ROWS} records: no score of {'their' if many else 'its'} own "
-                f"(—), counted in the score of the whole dataset[/]",
-                soft_wrap=True,
-            )
-    if result.per_record_set:
-        console.print(f"per-record scores stored as vector set '{result.per_record_set}'")
+        many = len(unscored) > 1
+        console.print(
+            f"[dim]{len(unscored)} source{'s' if many else ''} with fewer than "
+            f"{MIN_SOURCE_ROWS} records: no score of {'their' if many else 'its'} own "
+            f"(—), counted in the score of the whole dataset[/]",
+            soft_wrap=True,
+        )

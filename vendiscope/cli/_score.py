@@ -2,7 +2,9 @@
 
 With ``--subset NAME`` (repeatable) the subsets are scored too and shown side by side with
 the whole dataset (its row first, unless ``--only-subsets``); ``--vs-random`` compares each
-subset with random subsets of its size.
+subset with random subsets of its size. Side by side, every set is also scored at the
+smallest set's size (:mod:`vendiscope.core.metrics.compare_sets`): scores at different sizes
+are not comparable.
 """
 
 from __future__ import annotations
@@ -54,6 +56,15 @@ def score(
         int, typer.Option(help="Random subsets drawn for --vs-random.")
     ] = DEFAULT_DRAWS,
     random_seed: Annotated[int, typer.Option(help="Seed of the random draws.")] = 0,
+    at_n: Annotated[
+        int | None,
+        typer.Option(
+            "--at-n",
+            min=2,
+            help="Also score the dataset at N rows (the mean of random draws), to compare it "
+            "with a dataset of N rows.",
+        ),
+    ] = None,
     all_: Annotated[bool, all_option("source")] = False,
     json: JsonOpt = False,
 ) -> None:
@@ -81,9 +92,11 @@ def score(
         common = {"metric": metric, "vector_set": vectors, "quality": quality}
         results = []
         if not (names and only_subsets):
-            results.append(
-                score_dataset(opened, dataset, params=params, progress=RichProgress(), **common)
-            )
+            whole = score_dataset(
+                opened, dataset, params=params, progress=RichProgress(), at_n=at_n,
+                random_seed=random_seed, **common,
+            )  # fmt: skip
+            results.append(whole)
         for name in names:
             scored = score_dataset(
                 opened, dataset, params=params, subset=name, vs_random=vs_random,
@@ -91,24 +104,47 @@ def score(
                 **common,
             )  # fmt: skip
             results.append(scored)
+        equal = None
+        if len(results) > 1 and plugin == "vendi":  # every set also at the smallest one's n
+            from vendiscope.core.metrics.compare_sets import scores_at_common_size
+
+            equal = scores_at_common_size(
+                opened, dataset, [r.subset for r in results],
+                vector_set=results[0].vector_set.name, q=params.get("q", 1.0),
+                normalize=params.get("normalize", True), quality=quality,
+            )  # fmt: skip
         # Every source with its record count, so the table can list the ones too small for
         # a score of their own instead of leaving them out.
         source_counts = None if json or names else opened.stats(dataset)["sources"]
+        advice = ""
+        if results and results[0].subset is None:
+            from vendiscope.core.views.runs import resolution_advice
+
+            advice = resolution_advice(opened, dataset)
     _show(results, project=project, dataset=dataset, as_json=json, show_all=all_,
-          source_counts=source_counts)  # fmt: skip
+          source_counts=source_counts, equal=equal, advice=advice)  # fmt: skip
 
 
 def _show(
     results: list, *, project: str, dataset: str, as_json: bool, show_all: bool,
-    source_counts: dict[str, int] | None,
+    source_counts: dict[str, int] | None, equal: list[dict] | None = None, advice: str = "",
 ) -> None:  # fmt: skip
+    """Print the scored sets; ``equal``: each one's score at the smallest set's size;
+    ``advice``: which score tells the data's groups apart, when G-Vendi and embedding-Vendi
+    disagree."""
     from vendiscope.cli._compare_printing import print_comparison, score_json
+    from vendiscope.cli._output import console
     from vendiscope.cli._printing import print_json, print_score
 
+    at_n = equal or [None] * len(results)
     if as_json:
-        found = [score_json(r) for r in results]
+        found = [score_json(r, equal_n=e) for r, e in zip(results, at_n, strict=True)]
+        if found[0]["subset"] is None:
+            found[0]["advice"] = advice or None
         print_json(found[0] if len(found) == 1 else found)
     elif len(results) == 1 and results[0].subset is None:
         print_score(results[0], show_all=show_all, source_counts=source_counts)
+        if advice:
+            console.print(advice, soft_wrap=True)
     else:
-        print_comparison(results, project=project, dataset=dataset)
+        print_comparison(results, project=project, dataset=dataset, equal_n=equal)

@@ -18,7 +18,14 @@ from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.metrics import group_check, resolution_check, streaming, subset_scoring
+from vendiscope.core.metrics import (
+    equal_n,
+    group_check,
+    resolution_check,
+    streaming,
+    subset_scoring,
+    vendi,
+)
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
@@ -29,6 +36,7 @@ from vendiscope.core.store.vectors import VectorSetInfo
 from vendiscope.core.vectors import resolve
 
 KIND_FOR_METRIC = {"gvendi": "gradient", "vendi": "embedding"}
+DRAWS_AT_N = equal_n.DEFAULT_DRAWS
 MIN_SOURCE_ROWS = subset_scoring.MIN_SOURCE_ROWS
 
 
@@ -83,6 +91,7 @@ def score_dataset(
     vs_random: bool = False,
     random_draws: int = DEFAULT_DRAWS,
     random_seed: int = 0,
+    at_n: int | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> ScoreResult:
@@ -97,7 +106,9 @@ def score_dataset(
     ``subset`` scores only that subset's records (an unknown name is refused before the run,
     listing the dataset's subsets); ``vs_random=True`` compares it with ``random_draws``
     random subsets of its size (seeded by ``random_seed``), its random baseline (the built-in
-    Vendi metric only).
+    Vendi metric only). ``at_n`` also scores the dataset at that size, the mean over random
+    draws (:mod:`.equal_n`), so datasets of different sizes compare at equal n
+    (``details["at_n"]``; the built-in Vendi metric only).
     """
     started = time.perf_counter()
     progress = progress or NullProgress()
@@ -105,6 +116,7 @@ def score_dataset(
     params = dict(params or {})
     plugin = "vendi" if metric in KIND_FOR_METRIC else metric
     draws = subset_scoring.check_request(plugin, subset, vs_random, random_draws)
+    _check_at_n(at_n, plugin, subset, quality)
     if subset is not None and plugin == "vendi":
         params.setdefault("per_record", None)  # a subset run stores no per-record scores
     registry = registry or default_registry()
@@ -120,6 +132,11 @@ def score_dataset(
         raise ProjectError(f"metric '{metric}' needs a vector set (--vectors NAME)")
     if positions is not None:
         subset_scoring.check_fits(target, len(positions), draws, memory_budget)
+    if at_n is not None and at_n > target.n_rows:
+        raise ProjectError(
+            f"--at-n {at_n:,} is more than the {target.n_rows:,} rows of '{dataset}'; "
+            "compare at the smaller dataset's size"
+        )
     weights = quality_weights(project, dataset, quality) if quality is not None else None
     run_params = {
         "metric": metric,
@@ -128,6 +145,8 @@ def score_dataset(
         "vector_set": target.name,
         "quality": quality,
     }
+    if at_n is not None:
+        run_params["at_n"] = at_n
     key = f"score:{dataset}:{metric}:{target.name}"
     if subset is not None:
         run_params.update(
@@ -180,6 +199,9 @@ def score_dataset(
                 project, dataset, target, matrix=matrix, q=getattr(instance, "q", 1.0),
                 cancel=cancel,
             ))  # fmt: skip
+        if at_n is not None:
+            result.details["at_n"] = _score_at(project, dataset, target, matrix, at_n,
+                                               instance, random_seed, cancel)  # fmt: skip
         per_record_set = None
         if result.per_record is not None and positions is None:
             per_record_set = _store_per_record(project, dataset, run.id, target, result.per_record)
@@ -208,6 +230,41 @@ def score_dataset(
         subset,
         baseline,
     )
+
+
+def _check_at_n(at_n: int | None, plugin: str, subset: str | None, quality: str | None) -> None:
+    if at_n is None:
+        return
+    if plugin != "vendi" or subset is not None or quality is not None:
+        raise ProjectError(
+            "--at-n scores a whole dataset, unweighted, with the built-in Vendi metric only"
+        )
+    if isinstance(at_n, bool) or int(at_n) != at_n or at_n < 2:
+        raise ProjectError(f"--at-n must be a whole number of rows, at least 2; got {at_n!r}")
+
+
+def _score_at(
+    project: Project, dataset: str, target: VectorSetInfo, matrix: Any, at_n: int,
+    instance: Any, seed: int, cancel: CancelToken,
+) -> dict[str, Any]:  # fmt: skip
+    """The dataset's score at ``at_n`` rows (the mean over draws), read from memory or disk."""
+    import numpy as np
+
+    from vendiscope.core.metrics.subset_baseline import unit_rows
+
+    rng = np.random.default_rng(seed)
+    picks = [np.sort(rng.choice(target.n_rows, at_n, replace=False)) for _ in range(DRAWS_AT_N)]
+    if at_n == target.n_rows:
+        picks = picks[:1]
+    scores = []
+    for chosen in picks:
+        cancel.raise_if_cancelled()
+        rows = matrix[chosen] if matrix is not None else vectors.read_rows(
+            project, target, chosen.tolist())  # fmt: skip
+        scores.append(
+            vendi.vendi_score(unit_rows(rows), q=getattr(instance, "q", 1.0), normalize=False)
+        )
+    return equal_n.summary(scores, at_n, of=target.n_rows)
 
 
 def _add_check(details: dict[str, Any], found: dict[str, Any]) -> None:

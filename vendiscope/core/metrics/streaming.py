@@ -96,11 +96,13 @@ def stream_vendi(
     budget: int | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
-) -> tuple[MetricResult, dict[str, dict[str, float]]]:
+) -> tuple[MetricResult, dict[str, dict[str, Any]]]:
     """The built-in Vendi metric (``metric``, a ``VendiMetric``) over a stored set, streaming.
 
     Returns the metric's result (value, per-record leverage when asked for, the same details
-    as the in-memory computation plus ``"streamed": True``) and the per-source scores.
+    as the in-memory computation plus ``"streamed": True``) and the per-source scores, each
+    with ``"equal_n"`` as in :func:`.subset_scoring.score_matrix` (the draws of a larger
+    source read from the store, :func:`.compare_sets.stored_score`).
     Bootstrap intervals and the ``contribution``/``uniqueness`` per-record scores need the
     whole matrix and are refused with a message saying so.
     """
@@ -148,7 +150,7 @@ def stream_vendi(
 
     xtx = np.zeros((d, d))
     total = np.zeros(d)  # the sum of the unit rows, for the mean cosine
-    breakdown: dict[str, dict[str, float]] = {}
+    breakdown: dict[str, dict[str, Any]] = {}
     for number, group in enumerate(groups or [[]]):
         grams = {code: np.zeros((d, d)) for code in group}
         in_group = np.zeros(len(names) + 1, dtype=bool)  # owner -1 (no source) reads the last
@@ -171,6 +173,15 @@ def stream_vendi(
             if weights is not None:
                 part *= float(weights[positions].mean())
             breakdown[names[code]] = {"n": len(positions), "value": float(part)}
+    if breakdown:  # each source also at the smallest one's size, its draws read from the store
+        from vendiscope.core.metrics import equal_n
+        from vendiscope.core.metrics.compare_sets import stored_score
+
+        score = stored_score(project, info, q=order, normalize=metric.normalize, budget=budget)
+        equal_n.add_to_breakdown(breakdown, lambda source, m: equal_n.at_size_with(
+            score, sources[source], m, quality=weights,  # type: ignore[index]
+            check_cancel=cancel.raise_if_cancelled,
+        ))  # fmt: skip
 
     needs_vectors = metric.per_record == "leverage"
     dec = vendi.VendiDecomposition.from_gram(xtx, n, eigenvectors=needs_vectors)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken
-from vendiscope.core.metrics import streaming
+from vendiscope.core.metrics import equal_n, streaming
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.store import records, subsets, vectors
 
@@ -102,8 +102,14 @@ def score_matrix(
     sources: dict[str, list[int]] | None,
     cancel: CancelToken,
     projected: bool = False,
-) -> tuple[MetricResult, dict[str, dict[str, float]]]:
+) -> tuple[MetricResult, dict[str, dict[str, Any]]]:
     """The metric over ``matrix``, and over each source's rows (``sources``: row indices).
+
+    Each source of at least :data:`MIN_SOURCE_ROWS` rows gets ``{"n", "value"}`` (its own
+    score); with the built-in Vendi metric also ``"equal_n"``, its score at the smallest
+    scored source's size (:func:`.equal_n.add_to_breakdown`: the mean of
+    :data:`.equal_n.DEFAULT_DRAWS` seeded random draws, each quality-weighted by the mean
+    weight of its rows as the source's own score is).
 
     ``projected`` (random projections, e.g. gradients): the built-in Vendi metric's details
     get ``projection_error``, how much the projection moved the score
@@ -126,7 +132,7 @@ def score_matrix(
             "shift": found["shift"] * scale,
         }
         cancel.raise_if_cancelled()
-    breakdown: dict[str, dict[str, float]] = {}
+    breakdown: dict[str, dict[str, Any]] = {}
     for source, positions in (sources or {}).items():
         cancel.raise_if_cancelled()
         if len(positions) >= MIN_SOURCE_ROWS:
@@ -137,6 +143,13 @@ def score_matrix(
                 part = instance.compute(rows, quality=sub_quality)
             part = registry.check_result("metric", plugin, part, rows=len(rows))
             breakdown[source] = {"n": len(positions), "value": float(part.value)}
+    if plugin == "vendi":  # each source also at the smallest one's size (equal_n.py)
+        score = equal_n.matrix_score(
+            matrix, q=getattr(instance, "q", 1.0), normalize=getattr(instance, "normalize", True)
+        )
+        equal_n.add_to_breakdown(breakdown, lambda source, m: equal_n.at_size_with(
+            score, sources[source], m, quality=weights, check_cancel=cancel.raise_if_cancelled,
+        ))  # fmt: skip
     return result, breakdown
 
 
@@ -154,7 +167,7 @@ def score_subset(
     draws: int = 0,
     seed: int = 0,
     cancel: CancelToken,
-) -> tuple[MetricResult, dict[str, dict[str, float]], dict[str, Any] | None]:
+) -> tuple[MetricResult, dict[str, dict[str, Any]], dict[str, Any] | None]:
     """Score the rows at ``positions`` (sorted dataset positions) of ``target``.
 
     Returns the metric's result, the per-source scores of the subset's records and, with

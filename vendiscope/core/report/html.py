@@ -277,27 +277,36 @@ def _sources_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) ->
     table = numbers.get("sources")
     if table is None:
         return [*out, _missing(numbers, "sources")]
+    from vendiscope.core.metrics import equal_n
+
     basis = table["contribution_basis"]
-    header = [
-        ("source", False),
-        ("records", True),
-        ("share", True),
-        ("G-Vendi", True),
-        ("embedding-Vendi", True),
-        ("contribution", True),
-    ]
-    rows = [
-        [
-            _e(r["source"]),
-            _num(r["records"]),
-            _pct(r["share"]),
-            _num(r["gvendi"]),
-            _num(r["vendi"]),
-            _num(r["contribution"], 2),
-        ]
-        for r in table["sources"]
-    ]
+    at = table.get("equal_n") or {}  # the size each score is compared at (None: older runs)
+    header = [("source", False), ("records", True), ("share", True)]
+    for metric in ("gvendi", "vendi"):
+        header.append((_e(viewdata.METRIC_TITLES[metric]), True))
+        if at.get(metric):
+            header.append((f"{_e(viewdata.METRIC_TITLES[metric])} at n&nbsp;=&nbsp;"
+                           f"{_num(at[metric])}", True))  # fmt: skip
+    header.append(("contribution", True))
+    rows = []
+    for r in table["sources"]:
+        cells = [_e(r["source"]), _num(r["records"]), _pct(r["share"])]
+        for metric in ("gvendi", "vendi"):
+            cells.append(_num(r[metric]))
+            if at.get(metric):
+                found = r.get(f"{metric}_equal_n")
+                cells.append(_e(equal_n.figure(found, digits=1)) if found else "—")
+        rows.append([*cells, _num(r["contribution"], 2)])
     out.append(_table(header, rows))
+    drawn = [f for r in table["sources"] for m in at if (f := r.get(f"{m}_equal_n"))]
+    if drawn:
+        draws = max(int(f["draws"]) for f in drawn)
+        out.append(
+            "<p>A score grows with the number of records, so sources of different sizes are "
+            "compared at one size: “at n = …” is each source's score at the smallest scored "
+            f"source's size, the mean ± sd of {draws} random draws of that many records from "
+            "each larger source. Compare sources by it, not by their own scores.</p>"
+        )
     if basis:
         out.append(
             f"<p>Each source's own score is the Vendi score of that source alone. Its "

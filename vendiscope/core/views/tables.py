@@ -36,6 +36,10 @@ def source_table(
     the source adds to the whole (its leave-one-out contribution, see
     :func:`source_contributions`).
 
+    ``gvendi_equal_n`` / ``vendi_equal_n``: the score at the smallest source's size (an
+    :func:`vendiscope.core.metrics.equal_n.summary`, None for runs from before it), the one
+    to compare sources of different sizes by; ``equal_n`` maps each metric to that size.
+
     ``contributions``: ``"gvendi"`` or ``"vendi"`` (on that score's vector set), ``"auto"``
     (G-Vendi's set if scored, else embedding-Vendi's), or None (skip: no vectors are read).
     Missing scores leave their columns None.
@@ -72,6 +76,7 @@ def source_table(
             per_source = (scores[metric] or {}).get("per_source") or {}
             entry = per_source.get(key) if key is not None else None
             row[metric] = float(entry["value"]) if entry else None
+            row[f"{metric}_equal_n"] = (entry or {}).get("equal_n")
         row["contribution"] = added.get(name) if basis is not None else None
         rows.append(row)
     return {
@@ -82,7 +87,13 @@ def source_table(
         "contribution_vector_set": scores[basis]["vector_set"] if basis else None,  # type: ignore[index]
         "whole": whole,
         "scores": {m: (s["run_id"] if s else None) for m, s in scores.items()},
+        "equal_n": {m: _common_size(rows, m) for m in VENDI_METRICS},
     }
+
+
+def _common_size(rows: list[dict[str, Any]], metric: str) -> int | None:
+    """The size the sources' ``metric`` scores are compared at (None: a run without it)."""
+    return next((r[f"{metric}_equal_n"]["n"] for r in rows if r[f"{metric}_equal_n"]), None)
 
 
 def source_contributions(

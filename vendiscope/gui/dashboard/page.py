@@ -409,20 +409,42 @@ class DashboardView(QWidget):
             view.set_colour("sparse")
 
     def _fill_sources(self, summary: DashboardSummary) -> None:
+        """One row per source; each score column at the smallest source's size, said in its
+        header, when the run has scores at equal n (the source's own score in the tooltip)."""
         table = self.sources
         table.setRowCount(0)
+        scores = {3: ("G-Vendi", summary.gvendi), 4: ("Embedding-Vendi", summary.evendi)}
+        for column, (name, score) in scores.items():
+            rows = (score.per_source if score is not None else {}).values()
+            found = next((r["equal_n"] for r in rows if r.get("equal_n")), None)
+            header = table.horizontalHeaderItem(column)
+            if found is None:
+                header.setText(name)
+                header.setToolTip(f"{name} of this source's records alone")
+                continue
+            m = int(found["n"])
+            draws = max(int(r["equal_n"]["draws"]) for r in rows if r.get("equal_n"))
+            header.setText(f"{name}\nat n = {m:,}")
+            header.setToolTip(
+                f"{name} of each source at n = {m:,}, the size of the smallest: the mean ± sd "
+                f"of {draws} random draws of {m:,} records from each larger source. A score "
+                "grows with the records, so sources of different sizes are compared at one "
+                "size; a cell's tooltip has the source's own score."
+            )
         for name, count in summary.sources.items():
             row = table.rowCount()
             table.insertRow(row)
             cells = [
-                name,
-                f"{count:,}",
-                f"{count / summary.rows:.1%}" if summary.rows else "",
+                (name, ""),
+                (f"{count:,}", ""),
+                (f"{count / summary.rows:.1%}" if summary.rows else "", ""),
                 _source_score(summary.gvendi, name),
                 _source_score(summary.evendi, name),
             ]
-            for column, text in enumerate(cells):
+            for column, (text, tip) in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if tip:
+                    item.setToolTip(tip)
                 if column:
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -449,11 +471,31 @@ class DashboardView(QWidget):
         self.tables.setSizes([first, max(total - first, 1)])
 
 
-def _source_score(score: ScoreSummary | None, source: str) -> str:
+def _source_score(score: ScoreSummary | None, source: str) -> tuple[str, str]:
+    """A source's cell and its tooltip: the score at equal n when the run has it (an older
+    run: the source's own score), "too few" for a source too small to score."""
+    from vendiscope.core.metrics import equal_n
+
     if score is None:
-        return ""
+        return "", ""
     found = score.per_source.get(source)
-    return _fmt(found["value"]) if found else "too few"
+    if not found:
+        return "too few", "Too few records for a score of its own"
+    own = f"{_fmt(found['value'])} on its own {int(found['n']):,} records"
+    at = found.get("equal_n")
+    if not at:
+        return _fmt(found["value"]), (
+            f"{own}. This run has no scores at equal n: a score grows with the records, so "
+            "score again to compare sources of different sizes."
+        )
+    text = equal_n.figure(at, digits=1)
+    m = int(at["n"])
+    if not equal_n.drawn(at):
+        return text, f"{own}: the smallest source, scored once at n = {m:,}"
+    return text, (
+        f"{text} at n = {m:,}: the mean ± sd of {int(at['draws'])} random draws of {m:,} of "
+        f"its {int(at['of']):,} records ({own})"
+    )
 
 
 class _FittedPage(QWidget):
