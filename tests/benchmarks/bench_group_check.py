@@ -34,6 +34,7 @@ def main() -> None:
     parser.add_argument("--corpus", choices=("docstrings", "debian"), default="debian")
     parser.add_argument("--pool", type=int, default=1024)
     parser.add_argument("--sizes", default="32,64,128,256,512")
+    parser.add_argument("--draws", type=int, default=16, help="draws per side (as the product)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/vendiscope-ablation"))
     args = parser.parse_args()
 
@@ -61,21 +62,23 @@ def main() -> None:
         for name, rows in unit.items():
             found = group_check.check(
                 lambda chosen, rows=rows: rows[chosen], by_group, metric=name,
-                groups_from="sections",
+                groups_from="sections", draws=args.draws,
             )  # fmt: skip
             out[size][name] = {k: found[k] for k in ("n", "ratio", "separation_sd", "p_value",
                                                      "level")}  # fmt: skip
             print(f"n = {size:4d} {name:36s} ratio {found['ratio']:.3f} "
                   f"p {found['p_value']:.2g} {found['level']}", flush=True)  # fmt: skip
-        lexical = _lexical_check(texts, by_group, size)
+        lexical = _lexical_check(texts, by_group, size, args.draws)
         out[size]["distinct-2-grams"] = lexical
         print(f"n = {size:4d} {'distinct-2-grams':36s} ratio {lexical['ratio']:.3f} "
               f"p {lexical['p_value']:.2g} {lexical['level']}", flush=True)  # fmt: skip
-    save(f"group_check-{args.corpus}", {"setup": vars(args) | {"cache": str(args.cache)},
-                                         "checks": out})  # fmt: skip
+    setup = vars(args) | {"cache": str(args.cache)}
+    save(f"group_check-{args.corpus}-{args.draws}", {"setup": setup, "checks": out})
 
 
-def _lexical_check(texts: list[str], by_group: dict[str, list[int]], n: int) -> dict[str, Any]:
+def _lexical_check(
+    texts: list[str], by_group: dict[str, list[int]], n: int, draws: int
+) -> dict[str, Any]:
     """The same draws and test for the distinct-2-gram ratio (no vectors)."""
     from vendiscope.core.metrics import group_check
     from vendiscope.core.studies.lexical import distinct_n
@@ -84,7 +87,7 @@ def _lexical_check(texts: list[str], by_group: dict[str, list[int]], n: int) -> 
     everything = np.sort(np.concatenate(members))
     rng = np.random.default_rng(0)
     mixed, concentrated = [], []
-    for _ in range(group_check.DRAWS):
+    for _ in range(draws):
         chosen = np.sort(rng.choice(everything, size=n, replace=False))
         mixed.append(distinct_n([texts[i] for i in chosen], 2))
         chosen = group_check.concentrated_draw(members, n, rng)

@@ -9,8 +9,9 @@ The groups are the dataset's sources or, without sources, clusters of its embedd
 
 Each side is drawn :data:`DRAWS` times (seeded) and scored with the metric's Vendi order.
 If the metric sees the groups, mixed draws score higher. The statistic is the difference of
-the two means; its p-value is exact, over every way of splitting the ``2 * DRAWS`` scores in
-two halves (under "the metric does not see the groups" the labels are exchangeable). The
+the two means; its p-value counts the splits of the ``2 * DRAWS`` scores in two halves that
+differ as much (under "the metric does not see the groups" the labels are exchangeable):
+every split when there are few, else :data:`EXACT_SPLITS` seeded random ones. The
 threshold is the metric's own draw-to-draw noise on this data, not a curve measured on
 another metric or corpus. The ratio ``mean(mixed) / mean(concentrated)`` and the gap in
 pooled draw-sd are reported beside it.
@@ -29,8 +30,9 @@ import numpy as np
 
 from vendiscope.core.metrics import vendi
 
-DRAWS = 8
-"""Draws per side: the smallest exact p-value is ``1 / C(16, 8)``, about 0.0001."""
+DRAWS = 16
+"""Draws per side. On real Debian sections 16 told groups apart at half the size 8 needed
+(``tests/benchmarks/bench_group_check.py``); the smallest p-value is about 0.00005."""
 
 MAX_ROWS = 512
 """The largest size checked (the cost of a check is ``2 * DRAWS`` scores of this many rows)."""
@@ -43,7 +45,8 @@ ALPHA = 0.01
 groups apart."""
 
 EXACT_SPLITS = 20_000
-"""Label splits enumerated for an exact p-value (``C(16, 8) = 12,870``); more are sampled."""
+"""Label splits enumerated for an exact p-value (8 draws a side: ``C(16, 8) = 12,870``);
+beyond this many, this many are sampled."""
 
 LEVELS = ("resolves", "does_not", "unchecked")
 
