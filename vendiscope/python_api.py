@@ -413,17 +413,23 @@ class Project:
         chunk_rows: int | None = None,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
+        preset: str | None = None,
     ) -> VectorJobResult:
         """Projected per-example gradients of a proxy LM, G-Vendi's features
         (``vendiscope gradients``); resumes a stopped run.
 
         ``mode`` is fast (LoGra-style) or exact; ``model`` defaults to the bundled
-        SmolLM2-135M-Instruct; ``params`` are the featurizer's others (``max_length``...).
+        SmolLM2-135M-Instruct; ``params`` are the featurizer's others (``max_length``...);
+        ``preset`` is ``"paper"`` (the default) or ``"light"`` (``params`` win over it).
         """
+        from vendiscope.core.gradients.presets import set_name, with_preset
         from vendiscope.core.vectors.featurizing import DEFAULT_FEATURIZER, featurize_dataset
 
-        options = _with(params, model=model, device=device, batch_size=batch_size)
+        options = with_preset(
+            preset, _with(params, model=model, device=device, batch_size=batch_size)
+        )
         options["mode"] = mode
+        name = set_name(name, preset, mode)
         return self._run(
             featurize_dataset, dataset, featurizer=DEFAULT_FEATURIZER, params=options,
             name=name, engine=engine, progress=progress, cancel=cancel,

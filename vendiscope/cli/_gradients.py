@@ -22,6 +22,14 @@ def gradients(
         typer.Option(help="Proxy LM folder or hub id (default: bundled SmolLM2-135M-Instruct)."),
     ] = None,
     mode: Annotated[str, typer.Option(help="fast (LoGra-style) or exact.")] = "fast",
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="paper (the default: all parameters, as Jung et al. 2025) or light (the last "
+            "4 blocks: about half the time and memory, needs more rows to tell groups apart). "
+            "--param values win over it."
+        ),
+    ] = None,
     device: Annotated[str | None, typer.Option(help="auto, cpu, cuda, cuda:1 ...")] = None,
     batch_size: Annotated[int | None, typer.Option(min=1, help="Default: from memory.")] = None,
     name: Annotated[
@@ -55,6 +63,7 @@ def gradients(
     the same command is run again (`vendiscope vectors` shows the command).
     """
     from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.gradients.presets import set_name, with_preset
     from vendiscope.core.store.project import Project
     from vendiscope.core.vectors.featurizing import (
         DEFAULT_FEATURIZER,
@@ -62,8 +71,9 @@ def gradients(
         featurize_dataset,
     )
 
-    params = plugin_params("featurizer", DEFAULT_FEATURIZER, param)
+    params = with_preset(preset, plugin_params("featurizer", DEFAULT_FEATURIZER, param))
     params["mode"] = mode
+    name = set_name(name, preset, mode)
     for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
         if value is not None:
             params[key] = value

@@ -23,6 +23,7 @@ from vendiscope.core.gradients.features import (
     effective_precision,
     resolve_device,
 )
+from vendiscope.core.gradients.presets import DEFAULT_PRESET, PRESETS
 from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
 from vendiscope.core.gradients.sketch import KINDS
 
@@ -47,7 +48,9 @@ class GradientFeaturizer(Featurizer):
     mode
         ``"fast"`` (LoGra-style, batched) or ``"exact"`` (true per-example gradients).
     parameters
-        ``"all"``, ``"linear"`` or ``"last-N-blocks-linear"`` (e.g. ``"last-4-blocks-linear"``).
+        ``"all"`` (the paper's), ``"linear"`` or ``"last-N-blocks-linear"`` (e.g.
+        ``"last-4-blocks-linear"``, the ``light`` preset: about half the time and memory, less
+        resolution; ``docs/gvendi.md``).
     dim
         Output dimension of the random projection: 1,024 (the paper's setting) by default,
         the same for every dataset, so gradient sets of a project compare and reuse each
@@ -80,7 +83,7 @@ class GradientFeaturizer(Featurizer):
         self,
         model: str | None = None,
         mode: Annotated[str, Choices(*MODES)] = "fast",
-        parameters: str = "all",
+        parameters: str = PRESETS[DEFAULT_PRESET]["parameters"],
         dim: Annotated[int | None, Range(1)] = PAPER_DIM,
         seed: Annotated[int, Range(0)] = 0,
         device: str = "auto",
