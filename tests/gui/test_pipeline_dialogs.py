@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.conftest import make_project, tiny_rows
@@ -71,3 +72,16 @@ def test_closing_the_dialog_cancels_its_measurement(qtbot, tmp_path: Path) -> No
     with qtbot.waitSignal(job.finished, timeout=180_000):
         pass
     assert job.state.value == "cancelled"
+
+
+def test_the_gradient_setting_is_the_paper_unless_light_is_chosen(qtbot) -> None:
+    dialog = FeaturizeDialog("tiny")
+    qtbot.addWidget(dialog)
+    assert dialog.preset.currentText() == "paper"
+    paper = dialog.options()
+    assert paper["params"]["parameters"] == "all" and "name" not in paper
+    dialog.preset.setCurrentIndex(dialog.preset.findData("light"))
+    light = dialog.options()
+    assert light["params"]["parameters"] == "last-4-blocks-linear"
+    assert light["name"] == "gradients/fast-light"
+    assert "half the time" in dialog.preset.itemData(1, Qt.ItemDataRole.ToolTipRole)

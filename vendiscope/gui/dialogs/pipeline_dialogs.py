@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -261,6 +262,17 @@ class FeaturizeDialog(OptionsDialog):
             "where it stopped.",
             parent,
         )
+        from vendiscope.core.gradients.presets import DESCRIPTIONS
+
+        self.preset = QComboBox()
+        for name, words in DESCRIPTIONS.items():
+            self.preset.addItem(name, name)
+            self.preset.setItemData(self.preset.count() - 1, words, Qt.ItemDataRole.ToolTipRole)
+        self.preset.setToolTip(
+            "paper: the gradient of every parameter (the default, as Jung et al. 2025).\n"
+            "light: the last 4 blocks only: about half the time and memory, needs more "
+            "records to tell groups apart (docs/gvendi.md, Resolution)."
+        )
         self.mode = QComboBox()
         self.mode.addItems(["fast", "exact"])
         self.mode.setToolTip("fast: LoGra-style factored projections; exact: full gradients")
@@ -269,6 +281,7 @@ class FeaturizeDialog(OptionsDialog):
         self.device = _device_combo()
         self.batch = _batch_spin()
         self.add_rows(
+            ("Setting:", self.preset),
             ("Mode:", self.mode),
             ("Proxy model:", self.model),
             ("Device:", self.device),
@@ -281,18 +294,22 @@ class FeaturizeDialog(OptionsDialog):
             location or _location_of(parent),
             "Slow on a CPU: about 1-4 s per record on a laptop (30-60 minutes per thousand "
             "records), much faster on a GPU.",
-            (self.mode, self.model, self.device, self.batch),
+            (self.preset, self.mode, self.model, self.device, self.batch),
         )
 
     def options(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"mode": self.mode.currentText()}
+        from vendiscope.core.gradients.presets import set_name, with_preset
+
+        preset = self.preset.currentData()
+        params: dict[str, Any] = with_preset(preset, {"mode": self.mode.currentText()})
         if self.model.text().strip():
             params["model"] = self.model.text().strip()
         if self.device.currentText() != "auto":
             params["device"] = self.device.currentText()
         if self.batch.value():
             params["batch_size"] = self.batch.value()
-        return {"params": params}
+        name = set_name(None, preset, self.mode.currentText())
+        return {"params": params, **({"name": name} if name else {})}
 
 
 class ScoreDialog(OptionsDialog):
