@@ -20,6 +20,7 @@ PURE_CORE = {
     "vendiscope.core.gradients.batches",  # the trainer's batches and response losses
     "vendiscope.core.gradients.dims",
     "vendiscope.core.gradients.features",
+    "vendiscope.core.gradients.presets",  # the named gradient settings (paper, light)
     "vendiscope.core.gradients.proxy",
     "vendiscope.core.gradients.render",  # the trainer's chat rendering with a response mask
     "vendiscope.core.gradients.sketch",

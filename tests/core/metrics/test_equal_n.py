@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import qa_rows, write_jsonl
 from tests.core._planted import planted_dataset, planted_vectors, write_set
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.metrics import compare_sets, equal_n, vendi
+from vendiscope.core.metrics import compare_sets, equal_n, streaming, vendi
 from vendiscope.core.metrics.scoring import score_dataset, source_positions
 from vendiscope.core.metrics.subset_baseline import unit_rows
 from vendiscope.core.store import subsets, vectors
@@ -168,7 +168,7 @@ def test_a_draw_larger_than_the_budget_is_read_in_pieces(project, tmp_path: Path
     info = vectors.get_set(project, "d", "g")
     drawn = np.arange(3, 120, 2)  # 59 rows: pieces of one 16-row chunk under a 1-byte budget
     for budget in (1, 2**30):
-        score = compare_sets.stored_score(project, info, q=1.0, budget=budget)
+        score = streaming.stored_score(project, info, q=1.0, budget=budget)
         assert score(drawn) == pytest.approx(vendi.vendi_score(rows[drawn]), rel=1e-5)
 
 

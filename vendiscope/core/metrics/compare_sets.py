@@ -4,13 +4,13 @@ A Vendi score grows with the number of rows, so the dataset and its subsets
 (``vendiscope score --subset A --subset B``) are compared at the smallest set's size ``m``
 (:mod:`.equal_n`): a larger set by the mean of random ``m``-row draws, with their spread;
 the set of ``m`` rows by its own score. The vector set is read once; one larger than the
-memory budget is read draw by draw instead (:func:`stored_score`, which the streamed
+memory budget is read draw by draw instead (:func:`.streaming.stored_score`, which the streamed
 per-source scores use too).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken
@@ -19,10 +19,7 @@ from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.store import vectors
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from vendiscope.core.store.project import Project
-    from vendiscope.core.store.vectors import VectorSetInfo
 
 
 def scores_at_common_size(
@@ -59,7 +56,7 @@ def scores_at_common_size(
     order = vendi.check_order(q)
     budget = streaming.memory_budget() if memory_budget is None else memory_budget
     if streaming.needs_streaming(info, budget):
-        score = stored_score(project, info, q=order, normalize=normalize, budget=budget)
+        score = streaming.stored_score(project, info, q=order, normalize=normalize, budget=budget)
     else:
         matrix = vectors.load(project, dataset, info.name)
         score = equal_n.matrix_score(matrix, q=order, normalize=normalize)
@@ -70,37 +67,3 @@ def scores_at_common_size(
             check_cancel=cancel.raise_if_cancelled,
         ))  # fmt: skip
     return found
-
-
-def stored_score(
-    project: Project,
-    info: VectorSetInfo,
-    *,
-    q: float | str = 1.0,
-    normalize: bool = True,
-    budget: int | None = None,
-) -> Callable[[np.ndarray], float]:
-    """``score(positions)``: the Vendi score of those rows of a stored set, read from the store.
-
-    A draw that fits half the memory ``budget`` is read whole; a larger one in pieces of at
-    least a chunk, its ``X^T X`` accumulated (memory: a piece plus ``d x d``).
-    """
-    import numpy as np
-
-    budget = streaming.memory_budget() if budget is None else budget
-    row_bytes = info.dim * np.dtype(info.dtype).itemsize
-    piece = max(info.chunk_rows, budget // 2 // max(row_bytes, 1))
-
-    def score(drawn: np.ndarray) -> float:
-        wanted = [int(p) for p in drawn]
-        if len(wanted) <= piece:
-            rows = vectors.read_rows(project, info, wanted)
-            return vendi.vendi_score(rows, q, normalize=normalize)
-        pieces = (
-            vectors.read_rows(project, info, wanted[i : i + piece])
-            for i in range(0, len(wanted), piece)
-        )
-        xtx, n = vendi.gram_dual(pieces, normalize=normalize)
-        return vendi.vendi_from_gram(xtx, n, q)
-
-    return score

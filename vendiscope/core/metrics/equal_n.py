@@ -6,7 +6,7 @@ replacement, seeded) of the smaller set's size, with the spread of those draws. 
 exactly ``n`` rows is scored once. Pure NumPy: callers hold the unit rows
 (:func:`at_size`), or say how to score a draw (:func:`at_size_with`: rows normalised one
 draw at a time, :func:`matrix_score`, or read from the store,
-:func:`.compare_sets.stored_score`); both draw the same rows (:func:`draw_positions`).
+:func:`.streaming.stored_score`); both draw the same rows (:func:`draw_positions`).
 :func:`add_to_breakdown` gives a per-source breakdown its scores at the smallest size.
 """
 

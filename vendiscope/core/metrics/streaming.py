@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
@@ -102,7 +102,7 @@ def stream_vendi(
     Returns the metric's result (value, per-record leverage when asked for, the same details
     as the in-memory computation plus ``"streamed": True``) and the per-source scores, each
     with ``"equal_n"`` as in :func:`.subset_scoring.score_matrix` (the draws of a larger
-    source read from the store, :func:`.compare_sets.stored_score`).
+    source read from the store, :func:`stored_score`).
     Bootstrap intervals and the ``contribution``/``uniqueness`` per-record scores need the
     whole matrix and are refused with a message saying so.
     """
@@ -175,7 +175,6 @@ def stream_vendi(
             breakdown[names[code]] = {"n": len(positions), "value": float(part)}
     if breakdown:  # each source also at the smallest one's size, its draws read from the store
         from vendiscope.core.metrics import equal_n
-        from vendiscope.core.metrics.compare_sets import stored_score
 
         score = stored_score(project, info, q=order, normalize=metric.normalize, budget=budget)
         equal_n.add_to_breakdown(breakdown, lambda source, m: equal_n.at_size_with(
@@ -212,6 +211,42 @@ def stream_vendi(
         **resolution.resolution_details(score, n, total, q=order, d=d),
     }
     return MetricResult(value, per_record=per_record, details=details), breakdown
+
+
+def stored_score(
+    project: Project,
+    info: VectorSetInfo,
+    *,
+    q: float | str = 1.0,
+    normalize: bool = True,
+    budget: int | None = None,
+) -> Callable[[np.ndarray], float]:
+    """``score(positions)``: the Vendi score of those rows of a stored set, read from the store.
+
+    A draw that fits half the memory ``budget`` is read whole; a larger one in pieces of at
+    least a chunk, its ``X^T X`` accumulated (memory: a piece plus ``d x d``).
+    """
+    import numpy as np
+
+    from vendiscope.core.metrics import vendi
+
+    budget = memory_budget() if budget is None else budget
+    row_bytes = info.dim * np.dtype(info.dtype).itemsize
+    piece = max(info.chunk_rows, budget // 2 // max(row_bytes, 1))
+
+    def score(drawn: np.ndarray) -> float:
+        wanted = [int(p) for p in drawn]
+        if len(wanted) <= piece:
+            rows = vectors.read_rows(project, info, wanted)
+            return vendi.vendi_score(rows, q, normalize=normalize)
+        pieces = (
+            vectors.read_rows(project, info, wanted[i : i + piece])
+            for i in range(0, len(wanted), piece)
+        )
+        xtx, n = vendi.gram_dual(pieces, normalize=normalize)
+        return vendi.vendi_from_gram(xtx, n, q)
+
+    return score
 
 
 def _leverage(
