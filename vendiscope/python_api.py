@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from vendiscope.core.gaps.jobs import ClusterReport
     from vendiscope.core.io.exporting import ExportResult
     from vendiscope.core.io.importing import ImportResult
+    from vendiscope.core.io.sampling import SampleResult
     from vendiscope.core.maps.jobs import MapReport
     from vendiscope.core.metrics.scoring import ScoreResult
     from vendiscope.core.neighbors.search import NearDuplicateReport
@@ -319,6 +320,26 @@ class Project:
             import_dataset, path, name=name, format=format, overrides=overrides,
             importer_params=params or {}, skip_bad=skip_bad, bad_report=bad_report,
             progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    def sample(
+        self,
+        dataset: str,
+        rows: int,
+        *,
+        name: str | None = None,
+        seed: int = 0,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> SampleResult:
+        """A stratified random sample of ``rows`` records of a dataset, written as the new
+        dataset ``name`` (default ``DATASET-sample-ROWS``; ``vendiscope sample``): each source
+        keeps its share. Score it to estimate the dataset's score at n = ``rows``."""
+        from vendiscope.core.io.sampling import sample_dataset
+
+        return self._run(
+            sample_dataset, dataset, rows, name=name, seed=seed, progress=progress,
+            cancel=cancel,
         )  # fmt: skip
 
     def datasets(self) -> list[DatasetInfo]:

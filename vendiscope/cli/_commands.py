@@ -10,6 +10,7 @@ from __future__ import annotations
 
 # isort: off
 from vendiscope.cli import _datasets  # new, import, datasets, show, stats, export
+from vendiscope.cli import _sample  # sample
 from vendiscope.cli import _plugins  # plugins; the `plugin` group
 from vendiscope.cli import _system  # doctor, demo, gui
 from vendiscope.cli import _scale  # migrate-project
@@ -28,8 +29,8 @@ from vendiscope.cli import _subsets  # the `subsets` group
 from vendiscope.cli._app import app
 
 COMMAND_MODULES = (
-    _datasets, _plugins, _system, _scale, _gradients, _score, _report, _search, _select,
-    _clusters, _synthesize, _study, _vectors, _subsets,
+    _datasets, _sample, _plugins, _system, _scale, _gradients, _score, _report, _search,
+    _select, _clusters, _synthesize, _study, _vectors, _subsets,
 )  # fmt: skip
 
 __all__ = ["COMMAND_MODULES", "app"]

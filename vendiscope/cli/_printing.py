@@ -293,12 +293,18 @@ def resolution_line(value: float, n: int, details: dict[str, Any]) -> str:
 
 
 def print_score(
-    result: Any, *, show_all: bool = False, source_counts: dict[str, int] | None = None
+    result: Any,
+    *,
+    show_all: bool = False,
+    source_counts: dict[str, int] | None = None,
+    sample: dict[str, Any] | None = None,
 ) -> None:
     """The score, then one row per source (:func:`_print_sources`), 20 unless ``show_all``.
 
     ``source_counts`` (records per source, as ``stats`` counts them) adds the sources too
     small to have a score of their own, with a dash, so that no source is left out silently.
+    ``sample``: where the dataset was sampled from
+    (:func:`vendiscope.core.io.sampling.sample_origin`), said under the score.
     """
     title = METRIC_TITLES.get(result.metric, result.metric)
     q = result.details.get("q")
@@ -308,6 +314,9 @@ def print_score(
     console.print(
         f"[bold]{title}{order}[/] of {result.n} records: [bold]{result.value:.2f}[/]{interval}"
     )
+    if sample:
+        estimate = f"it estimates {sample['parent']}'s {title} at n = {result.n:,}"
+        console.print(f"({sample['describe']}: {estimate})", markup=False)
     console.print(f"computed on {result.computed_on}")
     if result.metric in METRIC_TITLES:
         console.print(resolution_line(result.value, result.n, result.details), soft_wrap=True)

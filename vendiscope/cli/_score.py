@@ -121,17 +121,21 @@ def score(
             from vendiscope.core.views.runs import resolution_advice
 
             advice = resolution_advice(opened, dataset)
+        from vendiscope.core.io.sampling import sample_origin
+
+        sample = sample_origin(opened, dataset)
     _show(results, project=project, dataset=dataset, as_json=json, show_all=all_,
-          source_counts=source_counts, equal=equal, advice=advice)  # fmt: skip
+          source_counts=source_counts, equal=equal, advice=advice, sample=sample)  # fmt: skip
 
 
 def _show(
     results: list, *, project: str, dataset: str, as_json: bool, show_all: bool,
     source_counts: dict[str, int] | None, equal: list[dict] | None = None, advice: str = "",
+    sample: dict | None = None,
 ) -> None:  # fmt: skip
     """Print the scored sets; ``equal``: each one's score at the smallest set's size;
     ``advice``: which score tells the data's groups apart, when G-Vendi and embedding-Vendi
-    disagree."""
+    disagree; ``sample``: where the dataset was sampled from, if it is a sample."""
     from vendiscope.cli._compare_printing import print_comparison, score_json
     from vendiscope.cli._output import console
     from vendiscope.cli._printing import print_json, print_score
@@ -141,9 +145,10 @@ def _show(
         found = [score_json(r, equal_n=e) for r, e in zip(results, at_n, strict=True)]
         if found[0]["subset"] is None:
             found[0]["advice"] = advice or None
+            found[0]["sample"] = sample
         print_json(found[0] if len(found) == 1 else found)
     elif len(results) == 1 and results[0].subset is None:
-        print_score(results[0], show_all=show_all, source_counts=source_counts)
+        print_score(results[0], show_all=show_all, source_counts=source_counts, sample=sample)
         if advice:
             console.print(advice, soft_wrap=True)
     else:

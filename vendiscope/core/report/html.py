@@ -200,6 +200,10 @@ def _headline_html(
     from vendiscope.core.metrics.resolution import projection_text, short_verdict
 
     out = ["<h2>Headline</h2>", '<div class="cards">']
+    sample = h.get("sample")
+    if sample:  # a sample's scores stand for the sampled dataset's at the sample's size
+        said = f"{sample['describe']}: its scores estimate {sample['parent']}'s at n = "
+        out.insert(1, f'<p class="meta">({_e(said)}{_num(sample["rows"])})</p>')
     verdicts = []
     for key, label in (("gvendi", "G-Vendi"), ("embedding_vendi", "embedding-Vendi")):
         score = h[key]

@@ -19,6 +19,7 @@ from typing import Any
 
 from vendiscope import __version__
 from vendiscope.core.base.errors import VendiscopeError
+from vendiscope.core.io.sampling import sample_origin
 from vendiscope.core.store.project import Project
 from vendiscope.core.views import data as viewdata
 
@@ -92,6 +93,7 @@ def audit_numbers(
             "unique": int(stats["unique"]),
             "near_duplicates": _near_numbers(near),
             "advice": viewdata.resolution_advice(project, dataset) or None,
+            "sample": sample_origin(project, dataset),
         },
         "stats": {k: stats[k] for k in ("filled", "mean_chars", "skipped_rows")},
     }

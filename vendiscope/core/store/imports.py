@@ -72,11 +72,14 @@ def record_import_run(
     key: str,
     plugin: str,
     dataset_id: int,
+    kind: str = "import",
+    seed: int | None = None,
     params: dict[str, Any],
     result: dict[str, Any],
     seconds: float,
 ) -> int:
-    """The import's run, complete, written in the import's own transaction; its id.
+    """The import's run (or a sample's: ``kind``, ``seed``), complete, written in the
+    import's own transaction; its id.
 
     Not :func:`vendiscope.core.store.runs.recorded_run`: an import that rolls back leaves
     no run at all, and one that commits has its run with it.
@@ -85,7 +88,8 @@ def record_import_run(
     return connection.execute(
         Run.__table__.insert().values(
             key=key,
-            kind="import",
+            kind=kind,
+            seed=seed,
             plugin=plugin,
             dataset_id=dataset_id,
             params=params,
