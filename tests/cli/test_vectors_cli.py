@@ -205,3 +205,44 @@ def test_a_killed_gradients_run_logs_progress_reads_interrupted_and_resumes(
         assert opened.integrity_check() == "ok"
         statuses = [r.status for r in opened.runs("demo") if r.kind == "gradient"]
         assert statuses == ["interrupted", "complete"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_a_gradients_run_inside_a_batch(tmp_path: Path) -> None:
+    """SIGINT while a batch is in its forward or backward pass: the command ends at the next
+    transformer block with exit code 130 and says so; the run reads cancelled, the project
+    is sound, and the same command resumes. (How fast it ends is measured in
+    ``tests/benchmarks/bench_gradient_interrupts.py``, not asserted here.)"""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from vendiscope.core.store.project import Project
+
+    source = tmp_path / "demo.jsonl"
+    source.write_bytes(b"\n".join(DEMO.read_bytes().splitlines()[:24]) + b"\n")
+    project = tmp_path / "p.vscope"
+    run("import", project, source, "--name", "demo")
+    log = tmp_path / "g.log"
+    words = ["gradients", str(project), "demo", "--chunk-rows", "4", "-p", "max_length=96"]
+    command = [str(Path(sys.executable).with_name("vendiscope")), *words]
+    with log.open("w") as output:
+        child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 600  # a cap for a broken run, not a timing assertion
+        while "records (" not in log.read_text() and child.poll() is None:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        code = child.wait(timeout=120)
+    finally:
+        child.kill()
+    text = log.read_text()
+    assert code == 130, text
+    assert "interrupted" in text.lower()
+    with Project.open(project) as opened:
+        assert opened.integrity_check() == "ok"
+        assert [r.status for r in opened.runs("demo") if r.kind == "gradient"] == ["cancelled"]
+    resumed = run(*words[:3], "--chunk-rows", "4", "-p", "max_length=96").output
+    assert "vector set gradients/fast: 24 x 1024" in resumed

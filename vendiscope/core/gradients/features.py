@@ -3,21 +3,24 @@
 :class:`GradientEngine` holds a loaded proxy model and the seeded projections, encodes the
 records (:mod:`.render`), sorts them by length into batches (:mod:`.batches`), computes
 each batch in mode "fast" (:mod:`.logra`) or "exact" (:mod:`.exact`), and returns the rows
-in the caller's order, each L2-normalised. Memory is bounded by one batch; progress is
+in the caller's order, each L2-normalised. Memory is bounded by one batch, whose padded
+tokens are planned from the model's shape and a memory budget (:mod:`.memory`); progress is
 reported after every batch, and cancellation is checked between batches and inside each one
 at every transformer block, in the forward and the backward pass (a batch of 16 examples
 takes half a minute on a small CPU: a cancel takes effect within a second).
 
-Precision "auto": on CUDA the forward and backward passes run under bf16 autocast where the
-GPU supports bf16 (in float32 otherwise: fp16 gradients of a mean loss underflow); on the CPU
-in float32. "bfloat16" asks for bf16 autocast on any device (worth it on CPUs with native
-bf16, e.g. AVX512-BF16 or AMX); "float32" never autocasts. Projections are always computed
-in float32.
+Precision "auto": the forward and backward passes run under bf16 autocast on CUDA GPUs that
+support bf16 and, in mode "fast", on CPUs with native bf16 instructions (AVX512-BF16 or AMX;
+faster than float32 there, with rows within cosine 0.999 of float32's: docs/benchmarks.md),
+in float32 elsewhere (fp16 gradients of a mean loss underflow; bf16 emulated on an older CPU
+is slower than float32). "bfloat16" asks for bf16 autocast on any device; "float32" never
+autocasts. Projections are always computed in float32.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +29,10 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, repre
 from vendiscope.core.gradients.batches import collate, length_buckets, pad_token_id
 from vendiscope.core.gradients.exact import project_exact
 from vendiscope.core.gradients.logra import LoGra
+from vendiscope.core.gradients.memory import plan_memory, release_free_memory
 from vendiscope.core.gradients.proxy import (
     parameter_scope,
+    parse_parameter_set,
     selected_parameters,
     transformer_blocks,
 )
@@ -40,14 +45,13 @@ if TYPE_CHECKING:
 
 MODES = ("fast", "exact")
 PRECISIONS = ("auto", "float32", "bfloat16")
-# examples and padded tokens per batch, by mode and device kind
+# most examples per batch, by mode and device kind (the memory plan may allow fewer)
 DEFAULT_BATCH = {
     ("fast", "cpu"): 16,
     ("fast", "cuda"): 64,
     ("exact", "cpu"): 8,
     ("exact", "cuda"): 8,
 }
-TOKENS_PER_BATCH = {"cpu": 4096, "cuda": 32768}
 
 
 def resolve_device(device: str | torch.device) -> torch.device:
@@ -59,15 +63,44 @@ def resolve_device(device: str | torch.device) -> torch.device:
     return torch.device(device)
 
 
-def effective_precision(precision: str, device: str | torch.device) -> str:
-    """What ``precision`` means on ``device``: ``"float32"`` or ``"bfloat16"`` (autocast)."""
+def effective_precision(
+    precision: str, device: str | torch.device, *, cpu_bf16: bool = False
+) -> str:
+    """What ``precision`` means on ``device``: ``"float32"`` or ``"bfloat16"`` (autocast).
+
+    ``cpu_bf16``: whether "auto" may choose bf16 on a CPU with native bf16 (fast-mode
+    gradients do; exact mode, the reference, and training keep float32 there).
+    """
     import torch
 
     if precision == "bfloat16":
         return "bfloat16"
+    if precision != "auto":
+        return "float32"
     device = resolve_device(device)
-    cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
-    return "bfloat16" if precision == "auto" and cuda_bf16 else "float32"
+    if device.type == "cuda":
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
+    native = cpu_bf16 and device.type == "cpu" and cpu_has_native_bf16()
+    return "bfloat16" if native else "float32"
+
+
+@functools.cache
+def cpu_has_native_bf16() -> bool:
+    """Whether this CPU computes bf16 natively (Linux ``avx512_bf16`` or ``amx_bf16`` flag)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            return native_bf16_flags(info.read())
+    except OSError:
+        return False
+
+
+def native_bf16_flags(cpuinfo: str) -> bool:
+    """Whether the ``flags`` lines of a ``/proc/cpuinfo`` text name a native bf16 unit."""
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            flags = set(line.partition(":")[2].split())
+            return bool(flags & {"avx512_bf16", "amx_bf16"})
+    return False
 
 
 class GradientEngine:
@@ -90,6 +123,7 @@ class GradientEngine:
         precision: str = "auto",
         end_of_turn: bool = True,
         system_prompt: str | None = None,
+        max_memory: int | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
@@ -109,7 +143,15 @@ class GradientEngine:
         self.device = next(model.parameters()).device
         kind = "cuda" if self.device.type == "cuda" else "cpu"
         self.batch_size = batch_size or DEFAULT_BATCH[(mode, kind)]
-        self.max_tokens = None if batch_size else TOKENS_PER_BATCH[kind]
+        self.memory = plan_memory(
+            model,
+            blocks_back=parse_parameter_set(parameters),
+            mode=mode,
+            max_memory=max_memory,
+            device=self.device,
+            autocast=self.autocast,
+        )
+        self.max_tokens = self.memory.batch_tokens
         self.projector = Projector(dim, seed=seed, kind=projection, device=self.device)
         self.chat_template = has_chat_template(tokenizer)
         if mode == "fast":
@@ -136,6 +178,9 @@ class GradientEngine:
             "system_prompt": "the template's default"
             if self.system_prompt is None
             else self.system_prompt,
+            "batch_tokens": self.max_tokens,
+            "memory": self.memory.describe(self.longest_batch),
+            "expected_peak_bytes": self.memory.peak(self.longest_batch),
         }
         out["projection"] = self.projector.kind
         if self.logra is not None:
@@ -151,6 +196,11 @@ class GradientEngine:
             out["projection_detail"] = self.projector.describe()
             out["covers"] = "every parameter of the set"
         return out
+
+    @property
+    def longest_batch(self) -> int:
+        """The most padded tokens a batch can hold: the budget's (or one longest row's)."""
+        return max(min(self.max_tokens, self.batch_size * self.max_length), self.max_length)
 
     def report(self, records: Sequence[dict[str, str | None]]) -> dict[str, list[int]]:
         """Positions of records with nothing to score (``empty``) and of ``truncated`` ones."""
@@ -204,6 +254,9 @@ class GradientEngine:
             with cancel_checks(self.model, cancel, backward=backward_checks):
                 rows = self._batch(batch)
             out[index] = _normalise(rows).cpu().numpy()
+            del rows, batch
+            if self.device.type == "cpu":
+                release_free_memory()
             done += len(index)
             progress.update(done, total)
         return out
@@ -221,7 +274,7 @@ class GradientEngine:
     @property
     def autocast(self) -> str | None:
         """The autocast dtype the forward and backward passes run under (None: float32)."""
-        found = effective_precision(self.precision, self.device)
+        found = effective_precision(self.precision, self.device, cpu_bf16=self.mode == "fast")
         return None if found == "float32" else found
 
     def _autocast(self) -> Any:

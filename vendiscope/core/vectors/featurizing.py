@@ -12,6 +12,7 @@ model is not even loaded.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -140,9 +141,10 @@ def estimate_features(
     started = time.perf_counter()
     instance, params = _create(project, dataset, featurizer, params, registry)
     worker = FeaturizeWorker(type(instance), params, instance)
-    mode = worker.identity()["describe"].get("mode")  # loads the model
+    described = worker.identity()["describe"]  # loads the model
+    mode = described.get("mode")
     load = time.perf_counter() - started
-    return measure(
+    found = measure(
         project,
         dataset,
         name or (f"{featurizer}/{mode}" if mode else featurizer),
@@ -151,6 +153,11 @@ def estimate_features(
         sample=sample,
         progress=progress,
         cancel=cancel,
+    )
+    return dataclasses.replace(
+        found,
+        memory=str(described.get("memory") or ""),
+        expected_peak_bytes=described.get("expected_peak_bytes"),
     )
 
 

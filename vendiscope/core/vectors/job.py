@@ -380,6 +380,9 @@ class JobEstimate:
     measured_seconds: float
     load_seconds: float
     """Loading the model, measured once (the job pays it once too)."""
+    memory: str = ""
+    """What the job's worker plans to use, in words (``peak memory about 1.9 GB ...``)."""
+    expected_peak_bytes: int | None = None
 
     @property
     def seconds_per_record(self) -> float:
@@ -396,10 +399,11 @@ class JobEstimate:
             return "nothing to compute: every row of the vector set is already there"
         per = self.seconds_per_record
         rate = f"{per:.1f} s per record" if per >= 0.1 else f"{1 / per:,.0f} records/s"
+        memory = f"; {self.memory}" if self.memory else ""
         return (
             f"about {_about(self.seconds)} on this machine for {self.records:,} records "
             f"({rate}, measured on {self.measured} records; loading the model: "
-            f"{self.load_seconds:.0f} s)"
+            f"{self.load_seconds:.0f} s){memory}"
         )
 
 

@@ -23,6 +23,7 @@ from vendiscope.core.gradients.features import (
     effective_precision,
     resolve_device,
 )
+from vendiscope.core.gradients.memory import parse_memory
 from vendiscope.core.gradients.presets import DEFAULT_PRESET, PRESETS
 from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
 from vendiscope.core.gradients.sketch import KINDS
@@ -68,8 +69,9 @@ class GradientFeaturizer(Featurizer):
         ``"sparse"`` (count-sketch, the same on every device) or ``"rademacher"`` (dense
         blocks generated on the fly; for GPUs).
     precision
-        ``"auto"`` (bf16 autocast on CUDA GPUs with bf16, float32 elsewhere), ``"float32"``,
-        or ``"bfloat16"`` (autocast on any device; faster on CPUs with native bf16).
+        ``"auto"`` (bf16 autocast on CUDA GPUs with bf16 and, in fast mode, on CPUs with
+        native bf16 such as AVX512-BF16 or AMX; float32 elsewhere), ``"float32"``, or
+        ``"bfloat16"`` (autocast on any device).
     end_of_turn
         Label the chat template's tokens after the response (``<|im_end|>``), as supervised
         fine-tuning and the paper's code do (default), or only the response.
@@ -77,6 +79,10 @@ class GradientFeaturizer(Featurizer):
         ``None``: the system prompt the chat template inserts by default (SmolLM2's and
         Qwen2.5's do, as the paper's code renders it); a text: that system message
         instead (``""`` for an empty one).
+    max_memory
+        Peak memory the batches are planned for (``"2.5GB"``, ``"800MB"`` or bytes);
+        ``None``: 2.5 GB on a CPU (less when the machine has less free), 80% of the free
+        memory on a GPU. It changes how rows are batched, never the rows.
     """
 
     def __init__(
@@ -93,6 +99,7 @@ class GradientFeaturizer(Featurizer):
         precision: Annotated[str, Choices(*PRECISIONS)] = "auto",
         end_of_turn: bool = True,
         system_prompt: str | None = None,
+        max_memory: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
@@ -124,6 +131,7 @@ class GradientFeaturizer(Featurizer):
         self.precision = precision
         self.end_of_turn = bool(end_of_turn)
         self.system_prompt = system_prompt
+        self.max_memory = None if max_memory is None else parse_memory(max_memory)
         self._engine: GradientEngine | None = None
         self._info: dict[str, Any] = {}
 
@@ -137,10 +145,15 @@ class GradientFeaturizer(Featurizer):
             f"gradients/{VERSION} model={model_label(self.model)} mode={self.mode} "
             f"parameters={self.parameters} dim={self._dim} seed={self.seed} "
             f"max_length={self.max_length} projection={self.projection} "
-            f"precision={effective_precision(self.precision, self.device)} "
+            f"precision={self.effective_precision} "
             f"end_of_turn={self.end_of_turn}"
             + ("" if self.system_prompt is None else f" system_prompt={self.system_prompt!r}")
         )
+
+    @property
+    def effective_precision(self) -> str:
+        """``float32`` or ``bfloat16``: what ``precision`` means for this mode and device."""
+        return effective_precision(self.precision, self.device, cpu_bf16=self.mode == "fast")
 
     def params_for_rows(self, n_rows: int) -> dict[str, Any]:
         """``{"dim": ...}`` for ``n_rows`` records when ``dim`` was left automatic."""
@@ -164,6 +177,7 @@ class GradientFeaturizer(Featurizer):
                 precision=self.precision,
                 end_of_turn=self.end_of_turn,
                 system_prompt=self.system_prompt,
+                max_memory=self.max_memory,
             )
         return self._engine
 
