@@ -29,10 +29,10 @@ def test_opening_and_closing_the_score_dialog_prints_no_error(qtbot, capfd) -> N
     assert "TypeError" not in err and "metric()" not in err
 
 
-def test_without_a_project_the_estimate_is_the_rough_figure(qtbot) -> None:
+def test_without_a_project_the_estimate_says_how_to_get_one(qtbot) -> None:
     dialog = FeaturizeDialog("tiny")
     qtbot.addWidget(dialog)
-    assert "per record on a laptop" in dialog.estimate.label.text()
+    assert "Measure times it on 8 of your records" in dialog.estimate.label.text()
     assert not dialog.estimate.button.isEnabled()
 
 

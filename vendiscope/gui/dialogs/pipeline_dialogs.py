@@ -75,7 +75,7 @@ def _location_of(parent: QWidget | None) -> str | None:
 class JobEstimateRow(QWidget):
     """How long the dialog's job should take, measured here on the dataset's own records.
 
-    Shows a rough figure until **Measure** runs the job's model on 8 records (as a short job
+    Says how to get a figure until **Measure** runs the job's model on 8 records (as a short job
     in a child process, like the pipeline's jobs: the window stays responsive) and replaces
     it with ``about 9 minutes on this machine for 300 records (1.8 s per record, measured on
     8 records; ...)``. Changing an option shows the measurement of those options, if any.
@@ -231,8 +231,8 @@ class EmbedDialog(OptionsDialog):
             "embed",
             dataset,
             location or _location_of(parent),
-            "On a CPU the bundled model embeds roughly 10-20 records a second (a few seconds "
-            "on a GPU for thousands).",
+            "How long this takes depends on the machine and the texts' length: Measure times "
+            "it on 8 of your records here.",
             (self.field, self.model, self.device, self.batch, self.name),
         )
 
@@ -292,8 +292,8 @@ class FeaturizeDialog(OptionsDialog):
             "featurize",
             dataset,
             location or _location_of(parent),
-            "Slow on a CPU: about 1-4 s per record on a laptop (30-60 minutes per thousand "
-            "records), much faster on a GPU.",
+            "Slow on a CPU, much faster on a GPU: Measure times it on 8 of your records here "
+            "and states the memory it plans for (at most 2.5 GB on a CPU).",
             (self.preset, self.mode, self.model, self.device, self.batch),
         )
 
