@@ -79,6 +79,24 @@ def test_chunks_are_sized_to_commit_in_time(project, tmp_path: Path, registry) -
 
 
 @pytest.mark.slow
+def test_reused_first_rows_do_not_leave_the_chunks_unsized(
+    project, tmp_path: Path, registry
+) -> None:
+    """The first rows were computed before (another dataset): the job times the next rows that
+    need computing, so its chunks still commit in time."""
+    rows = qa_rows(40)
+    import_dataset(project, write_jsonl(tmp_path / "head.jsonl", rows[:8]), name="head")
+    import_dataset(project, write_jsonl(tmp_path / "d.jsonl", rows), name="d")
+    options = {"featurizer": "slow", "registry": registry, "name": "slow"}
+    featurize_dataset(project, "head", params={"delay": DELAY}, **options)
+    found = featurize_dataset(project, "d", params={"delay": DELAY}, commit_seconds=COMMIT,
+                              **options)  # fmt: skip
+    assert found.counts == {"reused": 8, "featurized": 32}
+    assert 1 <= found.vector_set.chunk_rows <= COMMIT / DELAY  # not the unmeasured default
+    expected = np.stack([expected_row(p, 4) for p in prompts(rows)])
+    assert np.array_equal(vectors.load(project, "d", "slow"), expected)
+
+
 def test_a_killed_slow_job_resumes_after_its_last_commit(tmp_path: Path, registry) -> None:
     rows = qa_rows(ROWS)
     location = tmp_path / "p.vscope"

@@ -243,6 +243,9 @@ class _Sizing:
 
         One call of several rows, as a chunk's batches are: a model with a large cost per
         call (a batch's projections) would look many times slower per row on one row alone.
+        When the first rows are all reused (copied from another set), the next rows that need
+        computing are timed instead (and computed again in their chunk): a chunk sized
+        without a measurement could hold many minutes of work, all lost to a kill.
         """
         n = project.dataset(self.job.dataset).row_count
         records = project.records(self.job.dataset, 0, min(n, PROBE_ROWS))
@@ -256,9 +259,21 @@ class _Sizing:
             ((_, output),) = list(session.map([(-1, payload)], cancel=cancel))
             seconds = time.perf_counter() - started
         self.rows = tasks.assemble(records, state, output)
-        if payload is None:  # every row reused: nothing says how fast the model is
+        computed = len(payload) if payload is not None else 0
+        offset = len(records)
+        while payload is None and offset < n:  # reused rows say nothing of the model's speed:
+            cancel.raise_if_cancelled()  # time the next rows that need computing (not kept)
+            records = project.records(self.job.dataset, offset, PROBE_ROWS)
+            offset += len(records)
+            payload, _ = tasks.prepare(records)
+            if payload is not None:
+                started = time.perf_counter()
+                list(session.map([(-1, payload)], cancel=cancel))
+                seconds = time.perf_counter() - started
+                computed = len(payload)
+        if payload is None:  # every row is reused: no chunk needs computing
             return self.job.chunk_rows
-        per_row = seconds / max(len(payload), 1)
+        per_row = seconds / max(computed, 1)
         rows = int(self.commit_seconds * CHUNK_SHARE / max(per_row, 1e-9))
         return max(1, min(self.job.chunk_rows, rows))
 
