@@ -11,7 +11,7 @@ takes half a minute on a small CPU: a cancel takes effect within a second).
 
 Precision "auto": the forward and backward passes run under bf16 autocast on CUDA GPUs that
 support bf16 and, in mode "fast", on CPUs with native bf16 instructions (AVX512-BF16 or AMX;
-faster than float32 there, with rows within cosine 0.999 of float32's: docs/benchmarks.md),
+faster than float32 there, with rows within cosine 0.998 of float32's: docs/benchmarks.md),
 in float32 elsewhere (fp16 gradients of a mean loss underflow; bf16 emulated on an older CPU
 is slower than float32). "bfloat16" asks for bf16 autocast on any device; "float32" never
 autocasts. Projections are always computed in float32.
