@@ -293,7 +293,7 @@ class FeaturizeDialog(OptionsDialog):
             dataset,
             location or _location_of(parent),
             "Slow on a CPU, much faster on a GPU: Measure times it on 8 of your records here "
-            "and states the memory it plans for (at most 2.5 GB on a CPU).",
+            "and states the peak memory it expects.",
             (self.preset, self.mode, self.model, self.device, self.batch),
         )
 
