@@ -21,6 +21,7 @@ PURE_CORE = {
     "vendiscope.core.gradients.dims",
     "vendiscope.core.gradients.features",
     "vendiscope.core.gradients.presets",  # the named gradient settings (paper, light)
+    "vendiscope.core.gradients.memory",  # how many tokens a gradient batch may hold
     "vendiscope.core.gradients.proxy",
     "vendiscope.core.gradients.render",  # the trainer's chat rendering with a response mask
     "vendiscope.core.gradients.sketch",

@@ -58,15 +58,33 @@ class Pool:
 
     def make_featurizer(self, registry: PluginRegistry) -> Featurizer:
         """The featurizer that made the pool's rows, so new rows compare with them."""
-        made: Featurizer = registry.create("featurizer", self.featurizer, **self.featurizer_params)
-        if made.model_id != self.vector_set.model:
-            old = str(self.vector_set.model).split(" ", 1)[0]
-            new = made.model_id.split(" ", 1)[0]
+        params = dict(self.featurizer_params)
+        made: Featurizer = registry.create("featurizer", self.featurizer, **params)
+        stored = str(self.vector_set.model)
+        pinned = _setting(stored, "precision")
+        if made.model_id != stored and pinned and "precision" not in params:
+            # "auto" precision means what it meant where the rows were made: pin it
+            made = registry.create("featurizer", self.featurizer, **params, precision=pinned)
+        if made.model_id != stored:
+            old, new = stored.split(" ", 1)[0], made.model_id.split(" ", 1)[0]
+            if old == new:
+                changed = sorted(set(made.model_id.split()) - set(stored.split()))
+                what = f"other settings (here: {', '.join(changed)})"
+            else:
+                what = f"another version of the featurizer ({old}; this Vendiscope computes {new})"
             raise ProjectError(
                 f"the gradients of '{self.dataset}' (vector set '{self.vector_set.name}') were "
-                f"computed by another version of the featurizer ({old}; this Vendiscope "
-                f"computes {new}), so new examples cannot be compared with them; compute them "
-                f"again first (vendiscope gradients PROJECT {self.dataset} --name "
+                f"computed with {what}, so new examples cannot be compared with them; compute "
+                f"them again first (vendiscope gradients PROJECT {self.dataset} --name "
                 f"{self.vector_set.name}-{new.rsplit('/', 1)[-1]}, or Gradients… in the app)"
             )
         return made
+
+
+def _setting(model_id: str, key: str) -> str | None:
+    """The value of ``key=value`` in a featurizer's ``model_id``, if it names one."""
+    for word in model_id.split():
+        name, sep, value = word.partition("=")
+        if sep and name == key:
+            return value
+    return None

@@ -48,6 +48,8 @@ CHUNK_SHARE = 0.5
 for rows slower than the first."""
 PROBE_ROWS = 8
 """The first rows, computed in one timed call, that size a new set's chunks."""
+PROBE_LIMIT = 512
+"""The most rows the probe goes over looking for rows that are not reused."""
 
 
 @dataclass
@@ -243,37 +245,29 @@ class _Sizing:
 
         One call of several rows, as a chunk's batches are: a model with a large cost per
         call (a batch's projections) would look many times slower per row on one row alone.
-        When the first rows are all reused (copied from another set), the next rows that need
-        computing are timed instead (and computed again in their chunk): a chunk sized
-        without a measurement could hold many minutes of work, all lost to a kill.
+        When the first rows are all reused (copied from another set), the probe goes on over
+        the next rows, up to :data:`PROBE_LIMIT`, until some need computing, and times those;
+        every row it went over is kept for its chunk. A chunk sized without a measurement
+        could hold many minutes of work, all lost to a kill.
         """
         n = project.dataset(self.job.dataset).row_count
-        records = project.records(self.job.dataset, 0, min(n, PROBE_ROWS))
-        if not records:
-            return self.job.chunk_rows
-        cancel.raise_if_cancelled()
-        payload, state = tasks.prepare(records)
-        output, seconds = None, 0.0
-        if payload is not None:
-            started = time.perf_counter()
-            ((_, output),) = list(session.map([(-1, payload)], cancel=cancel))
-            seconds = time.perf_counter() - started
-        self.rows = tasks.assemble(records, state, output)
-        computed = len(payload) if payload is not None else 0
-        offset = len(records)
-        while payload is None and offset < n:  # reused rows say nothing of the model's speed:
-            cancel.raise_if_cancelled()  # time the next rows that need computing (not kept)
-            records = project.records(self.job.dataset, offset, PROBE_ROWS)
-            offset += len(records)
-            payload, _ = tasks.prepare(records)
+        offset, computed, seconds = 0, 0, 0.0
+        while offset < min(n, PROBE_LIMIT) and not computed:
+            cancel.raise_if_cancelled()
+            records = project.records(self.job.dataset, offset, min(n - offset, PROBE_ROWS))
+            payload, state = tasks.prepare(records)
+            output = None
             if payload is not None:
                 started = time.perf_counter()
-                list(session.map([(-1, payload)], cancel=cancel))
+                ((_, output),) = list(session.map([(-1, payload)], cancel=cancel))
                 seconds = time.perf_counter() - started
                 computed = len(payload)
-        if payload is None:  # every row is reused: no chunk needs computing
+            found = tasks.assemble(records, state, output)
+            self.rows = found if self.rows is None else _joined(self.rows, found)
+            offset += len(records)
+        if not computed:  # nothing measured: every row probed is reused
             return self.job.chunk_rows
-        per_row = seconds / max(computed, 1)
+        per_row = seconds / computed
         rows = int(self.commit_seconds * CHUNK_SHARE / max(per_row, 1e-9))
         return max(1, min(self.job.chunk_rows, rows))
 
