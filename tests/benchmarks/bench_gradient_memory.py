@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.benchmarks._common import measure, save
+from vendiscope.core.store.migrate import copy_project
 
 SETTINGS = {"planned": [], "old": ["--max-memory", "8.4GB", "-p", "precision=float32"]}
 
@@ -84,8 +84,7 @@ def main() -> None:
         for number in range(args.rounds):
             found: dict[str, Any] = {}
             for name, extra in SETTINGS.items():
-                copy = location.with_name(f"{name}-{number}.vscope")  # no rows to reuse
-                shutil.copyfile(location, copy)
+                copy = copy_project(location, location.with_name(f"{name}-{number}.vscope"))
                 run = measure(CHILD, str(copy), "docs", *extra)
                 found[name] = {
                     "peak_rss_gib": run["peak_rss_mib"] / 1024,

@@ -175,7 +175,7 @@ def estimate_document(dataset: str, found: Any) -> dict[str, Any]:
         "load_seconds": round(found.load_seconds, 3),
         "seconds_per_record": found.seconds_per_record,
         "seconds": round(found.seconds, 3),
-        "expected_peak_bytes": getattr(found, "expected_peak_bytes", None),
+        "expected_peak_bytes": found.expected_peak_bytes,
         "describe": found.describe(),
     }
 

@@ -104,16 +104,6 @@ def varied_records(n: int, seed: int = 0) -> list[dict[str, str]]:
     return records
 
 
-@pytest.fixture(scope="module")
-def tokenizer() -> Any:
-    return tiny_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model(tokenizer: Any) -> Any:
-    return tiny_model(len(tokenizer))
-
-
 def vendi(rows: np.ndarray) -> float:
     """Vendi score (q = 1) of unit rows: exp entropy of the eigenvalues of X^T X / n.
 

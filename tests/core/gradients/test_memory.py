@@ -7,22 +7,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.core.gradients.test_gradients import tiny_model, tiny_tokenizer, varied_records
+from tests.core.gradients.test_gradients import varied_records
 from vendiscope.core.gradients.batches import length_buckets
 from vendiscope.core.gradients.features import GradientEngine
 from vendiscope.core.gradients.memory import GB, PROCESS_BYTES, parse_memory, plan_memory
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-@pytest.fixture(scope="module")
-def tokenizer() -> Any:
-    return tiny_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model(tokenizer: Any) -> Any:
-    return tiny_model(len(tokenizer))
 
 
 @pytest.mark.parametrize(

@@ -84,6 +84,11 @@ def effective_precision(
     return "bfloat16" if native else "float32"
 
 
+def gradient_precision(precision: str, device: str | torch.device, mode: str) -> str:
+    """:func:`effective_precision` for gradients: only mode "fast" may use a CPU's bf16."""
+    return effective_precision(precision, device, cpu_bf16=mode == "fast")
+
+
 @functools.cache
 def cpu_has_native_bf16() -> bool:
     """Whether this CPU computes bf16 natively (Linux ``avx512_bf16`` or ``amx_bf16`` flag)."""
@@ -274,7 +279,7 @@ class GradientEngine:
     @property
     def autocast(self) -> str | None:
         """The autocast dtype the forward and backward passes run under (None: float32)."""
-        found = effective_precision(self.precision, self.device, cpu_bf16=self.mode == "fast")
+        found = gradient_precision(self.precision, self.device, self.mode)
         return None if found == "float32" else found
 
     def _autocast(self) -> Any:

@@ -20,7 +20,7 @@ from vendiscope.core.gradients.features import (
     MODES,
     PRECISIONS,
     GradientEngine,
-    effective_precision,
+    gradient_precision,
     resolve_device,
 )
 from vendiscope.core.gradients.memory import parse_memory
@@ -153,7 +153,7 @@ class GradientFeaturizer(Featurizer):
     @property
     def effective_precision(self) -> str:
         """``float32`` or ``bfloat16``: what ``precision`` means for this mode and device."""
-        return effective_precision(self.precision, self.device, cpu_bf16=self.mode == "fast")
+        return gradient_precision(self.precision, self.device, self.mode)
 
     def params_for_rows(self, n_rows: int) -> dict[str, Any]:
         """``{"dim": ...}`` for ``n_rows`` records when ``dim`` was left automatic."""
