@@ -337,7 +337,7 @@ def throughput(
     """Parts 2 and 3: fast-mode examples/s, TFLOP/s and peak memory per batch size."""
     import torch
 
-    from vendiscope.core.gradients.batches import length_buckets
+    from vendiscope.core.gradients.batches import WIDTH_STEP, length_buckets
 
     body, head = flop_counts(model)
     peak = device_info(device)["bf16_peak_tflops"]
@@ -362,7 +362,10 @@ def throughput(
                 warmed = True
             timed = records[size : size * (batches + 1)]
             encoded = found.encode(timed)
-            buckets = length_buckets([len(e) for e in encoded], found.batch_size, found.max_tokens)
+            buckets = length_buckets(
+                [len(e) for e in encoded], found.batch_size, found.max_tokens,
+                step=WIDTH_STEP, cap=found.max_length,
+            )  # fmt: skip
             reset_peak(device)
             synchronize(device)
             begin = time.perf_counter()

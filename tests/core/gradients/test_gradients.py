@@ -15,7 +15,13 @@ import torch
 
 from vendiscope.core.base.errors import InputError, PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
-from vendiscope.core.gradients.batches import collate, length_buckets, per_example_loss
+from vendiscope.core.gradients.batches import (
+    WIDTH_STEP,
+    collate,
+    length_buckets,
+    padded_width,
+    per_example_loss,
+)
 from vendiscope.core.gradients.exact import per_example_gradients
 from vendiscope.core.gradients.features import (
     GradientEngine,
@@ -509,6 +515,32 @@ def test_length_buckets_group_similar_lengths() -> None:
     assert sorted(i for b in batches for i in b) == list(range(7))
     assert batches[0] == [6, 1] and batches[1] == [3, 5]
     assert length_buckets(lengths, 10, max_tokens=150)[0] == [6]
+    # counted at padded widths: 50 -> 64 tokens, so two fit in 150 but not three
+    assert length_buckets(lengths, 10, max_tokens=150, step=32)[1] == [1, 3]
+
+
+def test_padded_widths_are_few_whatever_the_lengths() -> None:
+    assert [padded_width(n, 32) for n in (1, 32, 33, 150)] == [32, 32, 64, 160]
+    assert padded_width(100, 32, cap=100) == 100 and padded_width(90, 32, cap=100) == 96
+    assert padded_width(120, 32, cap=100) == 120  # never shorter than the row
+    assert len({padded_width(n, WIDTH_STEP, cap=512) for n in range(1, 513)}) == 512 // WIDTH_STEP
+
+
+def test_the_engine_pads_batches_to_few_widths(model: Any, tokenizer: Any) -> None:
+    records = varied_records(12, seed=2)
+    engine = GradientEngine(model, tokenizer, dim=32, batch_size=3, max_length=100)
+    widths: list[int] = []
+    hook = model.register_forward_pre_hook(
+        lambda _module, _args, kwargs: widths.append(kwargs["input_ids"].shape[1]),
+        with_kwargs=True,
+    )
+    try:
+        engine.features(records)
+    finally:
+        hook.remove()
+    lengths = {len(e) for e in engine.encode(records)}
+    assert len(lengths) > 2 and widths
+    assert set(widths) <= {32, 64, 96, 100}, (sorted(lengths), widths)
 
 
 def test_fast_mode_refuses_token_routing_models(model: Any, tokenizer: Any) -> None:

@@ -3,6 +3,8 @@ that tells a running job from a killed one (and says how to resume it)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import signal
 import socket
@@ -239,3 +241,24 @@ def test_resume_commands_repeat_the_settings_that_change_the_vectors() -> None:
         "vendiscope gradients p.vscope demo --mode exact -p dim=256"
     )
     assert command("feature", "toy", {"featurizer": "toy"}, 256) is None
+
+
+def test_a_resume_command_names_the_precision_auto_no_longer_means_here() -> None:
+    from vendiscope.core.gradients.features import gradient_precision
+
+    here = gradient_precision("auto", "auto", "fast")
+    other = "float32" if here == "bfloat16" else "bfloat16"
+    params = {"featurizer": "gradients", "featurizer_params": {"mode": "fast"}}
+
+    def command(precision: str, chosen: str | None = None) -> str | None:
+        found = vector_set("gradient", "gradients/fast", params, 256)
+        if chosen is not None:
+            found.params["featurizer_params"]["precision"] = chosen
+        found = dataclasses.replace(found, model=f"gradients/9 mode=fast precision={precision}")
+        return resume_command("p.vscope", "demo", found, QA)
+
+    assert command(here) == "vendiscope gradients p.vscope demo"
+    assert command(other) == f"vendiscope gradients p.vscope demo -p precision={other}"
+    assert (
+        command(other, chosen=other) == f"vendiscope gradients p.vscope demo -p precision={other}"
+    )

@@ -44,19 +44,39 @@ class Batch:
         return len(self.index)
 
 
+WIDTH_STEP = 32
+"""Gradient batches are padded to a multiple of this many tokens. Each new batch shape leaves
+some memory behind in the CPU's kernels (measured 11 MB per shape under bf16 autocast: 66
+shapes over 120 rows took the resident size from 1.1 to 1.8 GB), so the shapes a job can
+meet are kept few (16 widths up to 512 tokens) whatever the data; the padding costs about
+a tenth more arithmetic on rows of ~150 tokens."""
+
+
+def padded_width(longest: int, step: int = 1, cap: int | None = None) -> int:
+    """``longest`` rounded up to a multiple of ``step``, at most ``cap`` (and never less)."""
+    width = -(-longest // step) * step
+    return max(longest, min(width, cap)) if cap is not None else width
+
+
 def length_buckets(
-    lengths: Sequence[int], batch_size: int, max_tokens: int | None = None
+    lengths: Sequence[int],
+    batch_size: int,
+    max_tokens: int | None = None,
+    *,
+    step: int = 1,
+    cap: int | None = None,
 ) -> list[list[int]]:
     """Indices grouped into batches of similar length, longest first.
 
     A batch holds at most ``batch_size`` examples and, when ``max_tokens`` is given, at most
-    that many padded tokens (a single longer example still gets a batch of its own).
+    that many padded tokens (a single longer example still gets a batch of its own). Widths
+    are counted as :func:`padded_width` with ``step`` and ``cap`` pads them.
     """
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
     batches: list[list[int]] = []
     current: list[int] = []
     for i in order:
-        width = lengths[current[0]] if current else lengths[i]
+        width = padded_width(lengths[current[0]] if current else lengths[i], step, cap)
         full = len(current) >= batch_size
         too_long = max_tokens is not None and (len(current) + 1) * width > max_tokens
         if current and (full or too_long):
@@ -69,11 +89,17 @@ def length_buckets(
 
 
 def collate(
-    examples: Sequence[Encoded], index: list[int], *, pad_id: int, device: Any = "cpu"
+    examples: Sequence[Encoded],
+    index: list[int],
+    *,
+    pad_id: int,
+    device: Any = "cpu",
+    width: int | None = None,
 ) -> Batch:
+    """Right-pad ``examples`` to ``width`` tokens (default: the longest's)."""
     import torch
 
-    width = max(len(e) for e in examples)
+    width = max([width or 0, *(len(e) for e in examples)])
     ids = torch.full((len(examples), width), pad_id, dtype=torch.long)
     labels = torch.full((len(examples), width), IGNORE, dtype=torch.long)
     mask = torch.zeros((len(examples), width), dtype=torch.long)

@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import InputError, PluginError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, representative_order
-from vendiscope.core.gradients.batches import collate, length_buckets, pad_token_id
+from vendiscope.core.gradients.batches import (
+    WIDTH_STEP,
+    collate,
+    length_buckets,
+    pad_token_id,
+    padded_width,
+)
 from vendiscope.core.gradients.exact import project_exact
 from vendiscope.core.gradients.logra import LoGra
 from vendiscope.core.gradients.memory import plan_memory, release_free_memory
@@ -87,6 +93,15 @@ def effective_precision(
 def gradient_precision(precision: str, device: str | torch.device, mode: str) -> str:
     """:func:`effective_precision` for gradients: only mode "fast" may use a CPU's bf16."""
     return effective_precision(precision, device, cpu_bf16=mode == "fast")
+
+
+def model_id_setting(model_id: str, key: str) -> str | None:
+    """The value of ``key=value`` in a gradient featurizer's ``model_id``, if it names one."""
+    for word in model_id.split():
+        name, sep, value = word.partition("=")
+        if sep and name == key:
+            return value
+    return None
 
 
 @functools.cache
@@ -250,12 +265,17 @@ class GradientEngine:
         done = 0
         progress.update(0, total)
         pad = pad_token_id(self.tokenizer)
-        buckets = length_buckets([len(e) for e in encoded], self.batch_size, self.max_tokens)
+        lengths = [len(e) for e in encoded]
+        buckets = length_buckets(
+            lengths, self.batch_size, self.max_tokens, step=WIDTH_STEP, cap=self.max_length
+        )
         backward_checks = self.logra is not None or self.exact_method == "loop"
         # a spread of lengths first, not the longest: the first batches' rate (the ETA) holds
         for index in (buckets[i] for i in representative_order(len(buckets))):
             cancel.raise_if_cancelled()
-            batch = collate([encoded[i] for i in index], index, pad_id=pad, device=self.device)
+            width = padded_width(max(lengths[i] for i in index), WIDTH_STEP, self.max_length)
+            examples = [encoded[i] for i in index]
+            batch = collate(examples, index, pad_id=pad, device=self.device, width=width)
             with cancel_checks(self.model, cancel, backward=backward_checks):
                 rows = self._batch(batch)
             out[index] = _normalise(rows).cpu().numpy()

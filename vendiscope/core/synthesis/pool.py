@@ -58,10 +58,12 @@ class Pool:
 
     def make_featurizer(self, registry: PluginRegistry) -> Featurizer:
         """The featurizer that made the pool's rows, so new rows compare with them."""
+        from vendiscope.core.gradients.features import model_id_setting
+
         params = dict(self.featurizer_params)
         made: Featurizer = registry.create("featurizer", self.featurizer, **params)
         stored = str(self.vector_set.model)
-        pinned = _setting(stored, "precision")
+        pinned = model_id_setting(stored, "precision")
         if made.model_id != stored and pinned and "precision" not in params:
             # "auto" precision means what it meant where the rows were made: pin it
             made = registry.create("featurizer", self.featurizer, **params, precision=pinned)
@@ -79,12 +81,3 @@ class Pool:
                 f"{self.vector_set.name}-{new.rsplit('/', 1)[-1]}, or Gradients… in the app)"
             )
         return made
-
-
-def _setting(model_id: str, key: str) -> str | None:
-    """The value of ``key=value`` in a featurizer's ``model_id``, if it names one."""
-    for word in model_id.split():
-        name, sep, value = word.partition("=")
-        if sep and name == key:
-            return value
-    return None

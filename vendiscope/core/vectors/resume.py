@@ -40,6 +40,7 @@ def resume_command(
         head += ["gradients", project_label, dataset]
         if mode != "fast":
             options += ["--mode", mode]
+        plugin_params.update(_pinned_precision(vector_set, plugin_params, mode))
         default_name, default_chunk = f"gradients/{mode}", FEATURE_CHUNK_ROWS
     else:
         return None
@@ -54,3 +55,21 @@ def resume_command(
         if key not in _NOT_IDENTITY and value is not None:
             options += ["-p", f"{key}={value}"]
     return " ".join(shlex.quote(part) for part in [*head, *options])
+
+
+def _pinned_precision(
+    vector_set: VectorSetInfo, plugin_params: dict[str, Any], mode: str
+) -> dict[str, str]:
+    """``{"precision": ...}`` when "auto" would now mean another precision than the set's.
+
+    A set made where "auto" meant float32 (a CPU without native bf16, or an older Vendiscope)
+    resumes on a bf16 CPU only with its own precision named.
+    """
+    from vendiscope.core.gradients.features import gradient_precision, model_id_setting
+
+    made = model_id_setting(vector_set.model or "", "precision")
+    chosen = str(plugin_params.get("precision") or "auto")
+    if made is None or chosen != "auto":
+        return {}
+    here = gradient_precision("auto", str(plugin_params.get("device") or "auto"), mode)
+    return {} if here == made else {"precision": made}
