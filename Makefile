@@ -1,6 +1,7 @@
 # The two set-up commands of the README:
 #   make run    create .venv, install everything, open the demo project
 #   make test   create .venv, install everything, run lint, architecture contract and tests
+# While working: `make lint` (ruff, import contracts, mypy) and `make test-fast` (no `slow` tests).
 PYTHON ?= python3
 VENV ?= .venv
 # torch is installed first, pinned, so pip never pulls a different build. GPU users: see docs/install.md.
@@ -8,7 +9,7 @@ TORCH ?= torch==2.13.0
 TORCH_PIP_ARGS ?=
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint install clean
+.PHONY: run test test-fast lint install clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -32,9 +33,15 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest --numprocesses=logical --maxprocesses=4 --dist=loadfile
+
+# The quick lane while working: the suite without the tests marked `slow`, and no lint.
+# `make test` (what CI runs) still runs every test.
+test-fast: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -m "not slow" --numprocesses=logical --maxprocesses=4 --dist=loadfile
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -179,6 +179,7 @@ with vs.create(folder / "p.vscope") as p:  # the default: progress bars
 """
 
 
+@pytest.mark.slow
 def test_progress_written_to_a_log_is_lines_without_invented_rates(tmp_path: Path) -> None:
     """`python script.py 2> log`: every step a line or two, no carriage-return redraws,
     no `?it/s` or `0it` for what was not measured or counted."""
@@ -242,6 +243,7 @@ def test_score_takes_a_subset_or_a_list_of_them(tmp_path: Path) -> None:
         assert len(p.store.runs("pool")) == runs  # not even "tail" was scored
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("one_torch_thread")
 def test_study_and_its_estimate(synthesis_project: Path, tmp_path: Path, tiny_lm: Path) -> None:
     import vendiscope as vs

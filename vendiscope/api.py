@@ -56,15 +56,45 @@ Helpers
     :func:`final_answer` (the answer a math solution ends with) and :func:`same_answer`
     (whether two answers agree, numbers compared as numbers), what trainers check with.
 
+Algorithms and toolkits (API 1.6; NumPy or torch inside, so each loads on first use)
+    What the built-in plugins are made of, for plugins of your own.
+    *Selection*: :func:`greedy_vendi`, :func:`greedy_dpp`, :func:`facility_location`,
+    :func:`k_center`, :func:`k_center_streamed`, :func:`prismatic`, :func:`random_selection`
+    (each takes a matrix — :func:`k_center_streamed` a :class:`VectorSource` — ``k`` and
+    keyword options, and returns a :class:`Selection`).
+    *Vendi math*: :func:`vendi_decompose` (the eigendecomposition behind every order ``q``),
+    :func:`check_vendi_order`, :func:`check_quality`, :func:`vendi_bootstrap_ci`,
+    :func:`leverage_scores`, :func:`vendi_contributions`, :func:`knn_uniqueness` (per-record
+    scores), :func:`column_sum` and :func:`resolution_details` (where a score sits between
+    "all alike" and "all different").
+    *Proxy model and per-example gradients*: :func:`load_proxy` (the bundled SmolLM2 or a
+    Hugging Face model, with its tokenizer), :func:`model_label`, :func:`resolve_device`,
+    :func:`effective_precision`, :func:`gradient_precision`, :class:`GradientEngine`
+    (projected per-example gradients), :data:`GRADIENT_MODES`, :data:`GRADIENT_PRECISIONS`,
+    :data:`GRADIENT_PRESETS`, :data:`DEFAULT_GRADIENT_PRESET`, :data:`SKETCH_KINDS`,
+    :data:`PAPER_DIM`, :func:`auto_dim`, :func:`parse_memory`, :func:`parse_parameter_set`,
+    :func:`selected_modules`, :func:`transformer_blocks`; chat examples as training tokens:
+    :func:`encode_examples` (:class:`Encoded`, loss on the response only),
+    :func:`has_chat_template`, :func:`length_buckets`, :func:`collate`, :func:`pad_token_id`,
+    :func:`per_example_loss`.
+    *Bundled weights*: :func:`sentence_encoder_dir`, :func:`quiet_loading`.
+    *Charts the app and the report share*: :func:`study_chart`, :func:`study_verdict`,
+    :data:`STUDY_OUTCOME_LABELS`, :func:`synthesis_chart`, :data:`SYNTHESIS_TITLE`,
+    :data:`DEFAULT_MIN_SIMILARITY` (the coverage radius).
+    *Files*: :func:`looks_like_project_file` (a Vendiscope project, not data to import).
+
 Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`; 1.2 added
 ``View.needs_target`` and :class:`FromProject`; 1.3 added what a view reads (above) and
 :func:`representative_order` and :func:`shorten`; 1.4 added :class:`Generator`,
 :class:`Generation` and :data:`Message` (the ``generator`` kind); 1.5 added trainers:
 :class:`Trainer`, :class:`Evaluation`, :class:`TrainingOutcome`, :class:`TrainingCost` (the
-``trainer`` kind), :func:`final_answer` and :func:`same_answer`.
+``trainer`` kind), :func:`final_answer` and :func:`same_answer`; 1.6 added the algorithms
+and toolkits the built-in plugins are made of (above).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import (
     ExportError,
@@ -138,6 +168,120 @@ from vendiscope.core.views.protocol import (
     view_data,
 )
 
+# The algorithms and toolkits of API 1.6 import NumPy or torch: each is imported on first use
+# (PEP 562), so that ``import vendiscope.api`` stays cheap. name -> (module, attribute there).
+_LAZY = {
+    # selection algorithms
+    "facility_location": ("vendiscope.core.selection.facility", "facility_location"),
+    "greedy_dpp": ("vendiscope.core.selection.dpp", "greedy_dpp"),
+    "greedy_vendi": ("vendiscope.core.selection.greedy_vendi", "greedy_vendi"),
+    "k_center": ("vendiscope.core.selection.kcenter", "k_center"),
+    "k_center_streamed": ("vendiscope.core.selection.kcenter", "k_center_streamed"),
+    "prismatic": ("vendiscope.core.selection.prismatic", "prismatic"),
+    "random_selection": ("vendiscope.core.selection.random_choice", "random_selection"),
+    # the Vendi math
+    "check_quality": ("vendiscope.core.metrics.vendi", "check_quality"),
+    "check_vendi_order": ("vendiscope.core.metrics.vendi", "check_order"),
+    "vendi_bootstrap_ci": ("vendiscope.core.metrics.vendi", "bootstrap_ci"),
+    "vendi_decompose": ("vendiscope.core.metrics.vendi", "decompose"),
+    "knn_uniqueness": ("vendiscope.core.metrics.vendi_records", "knn_uniqueness"),
+    "leverage_scores": ("vendiscope.core.metrics.vendi_records", "leverage_scores"),
+    "vendi_contributions": ("vendiscope.core.metrics.vendi_records", "vendi_contributions"),
+    "column_sum": ("vendiscope.core.metrics.resolution", "column_sum"),
+    "resolution_details": ("vendiscope.core.metrics.resolution", "resolution_details"),
+    # the proxy model and per-example gradients
+    "collate": ("vendiscope.core.gradients.batches", "collate"),
+    "length_buckets": ("vendiscope.core.gradients.batches", "length_buckets"),
+    "pad_token_id": ("vendiscope.core.gradients.batches", "pad_token_id"),
+    "per_example_loss": ("vendiscope.core.gradients.batches", "per_example_loss"),
+    "PAPER_DIM": ("vendiscope.core.gradients.dims", "PAPER_DIM"),
+    "auto_dim": ("vendiscope.core.gradients.dims", "auto_dim"),
+    "GRADIENT_MODES": ("vendiscope.core.gradients.features", "MODES"),
+    "GRADIENT_PRECISIONS": ("vendiscope.core.gradients.features", "PRECISIONS"),
+    "GradientEngine": ("vendiscope.core.gradients.features", "GradientEngine"),
+    "effective_precision": ("vendiscope.core.gradients.features", "effective_precision"),
+    "gradient_precision": ("vendiscope.core.gradients.features", "gradient_precision"),
+    "resolve_device": ("vendiscope.core.gradients.features", "resolve_device"),
+    "parse_memory": ("vendiscope.core.gradients.memory", "parse_memory"),
+    "DEFAULT_GRADIENT_PRESET": ("vendiscope.core.gradients.presets", "DEFAULT_PRESET"),
+    "GRADIENT_PRESETS": ("vendiscope.core.gradients.presets", "PRESETS"),
+    "load_proxy": ("vendiscope.core.gradients.proxy", "load_proxy"),
+    "model_label": ("vendiscope.core.gradients.proxy", "model_label"),
+    "parse_parameter_set": ("vendiscope.core.gradients.proxy", "parse_parameter_set"),
+    "selected_modules": ("vendiscope.core.gradients.proxy", "selected_modules"),
+    "transformer_blocks": ("vendiscope.core.gradients.proxy", "transformer_blocks"),
+    "Encoded": ("vendiscope.core.gradients.render", "Encoded"),
+    "encode_examples": ("vendiscope.core.gradients.render", "encode_examples"),
+    "has_chat_template": ("vendiscope.core.gradients.render", "has_chat_template"),
+    "SKETCH_KINDS": ("vendiscope.core.gradients.sketch", "KINDS"),
+    # bundled weights
+    "sentence_encoder_dir": ("vendiscope.core.weights.bundled", "sentence_encoder_dir"),
+    "quiet_loading": ("vendiscope.core.weights.loading", "quiet_loading"),
+    # charts the app and the report share, and their settings
+    "STUDY_OUTCOME_LABELS": ("vendiscope.core.studies.chart", "OUTCOME_LABELS"),
+    "study_chart": ("vendiscope.core.studies.chart", "study_chart"),
+    "study_verdict": ("vendiscope.core.studies.chart", "verdict"),
+    "SYNTHESIS_TITLE": ("vendiscope.core.synthesis.curve", "TITLE"),
+    "synthesis_chart": ("vendiscope.core.synthesis.curve", "synthesis_chart"),
+    "DEFAULT_MIN_SIMILARITY": ("vendiscope.core.neighbors.options", "DEFAULT_MIN_SIMILARITY"),
+    # files
+    "looks_like_project_file": ("vendiscope.core.base.project_files", "looks_like_project_file"),
+}
+
+if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugins/test_api.py compares)
+    from vendiscope.core.base.project_files import looks_like_project_file
+    from vendiscope.core.gradients.batches import (
+        collate,
+        length_buckets,
+        pad_token_id,
+        per_example_loss,
+    )
+    from vendiscope.core.gradients.dims import PAPER_DIM, auto_dim
+    from vendiscope.core.gradients.features import MODES as GRADIENT_MODES
+    from vendiscope.core.gradients.features import PRECISIONS as GRADIENT_PRECISIONS
+    from vendiscope.core.gradients.features import (
+        GradientEngine,
+        effective_precision,
+        gradient_precision,
+        resolve_device,
+    )
+    from vendiscope.core.gradients.memory import parse_memory
+    from vendiscope.core.gradients.presets import DEFAULT_PRESET as DEFAULT_GRADIENT_PRESET
+    from vendiscope.core.gradients.presets import PRESETS as GRADIENT_PRESETS
+    from vendiscope.core.gradients.proxy import (
+        load_proxy,
+        model_label,
+        parse_parameter_set,
+        selected_modules,
+        transformer_blocks,
+    )
+    from vendiscope.core.gradients.render import Encoded, encode_examples, has_chat_template
+    from vendiscope.core.gradients.sketch import KINDS as SKETCH_KINDS
+    from vendiscope.core.metrics.resolution import column_sum, resolution_details
+    from vendiscope.core.metrics.vendi import bootstrap_ci as vendi_bootstrap_ci
+    from vendiscope.core.metrics.vendi import check_order as check_vendi_order
+    from vendiscope.core.metrics.vendi import check_quality
+    from vendiscope.core.metrics.vendi import decompose as vendi_decompose
+    from vendiscope.core.metrics.vendi_records import (
+        knn_uniqueness,
+        leverage_scores,
+        vendi_contributions,
+    )
+    from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+    from vendiscope.core.selection.dpp import greedy_dpp
+    from vendiscope.core.selection.facility import facility_location
+    from vendiscope.core.selection.greedy_vendi import greedy_vendi
+    from vendiscope.core.selection.kcenter import k_center, k_center_streamed
+    from vendiscope.core.selection.prismatic import prismatic
+    from vendiscope.core.selection.random_choice import random_selection
+    from vendiscope.core.studies.chart import OUTCOME_LABELS as STUDY_OUTCOME_LABELS
+    from vendiscope.core.studies.chart import study_chart
+    from vendiscope.core.studies.chart import verdict as study_verdict
+    from vendiscope.core.synthesis.curve import TITLE as SYNTHESIS_TITLE
+    from vendiscope.core.synthesis.curve import synthesis_chart
+    from vendiscope.core.weights.bundled import sentence_encoder_dir
+    from vendiscope.core.weights.loading import quiet_loading
+
 __all__ = [
     "API_VERSION",
     "CHART_KINDS",
@@ -204,3 +348,70 @@ __all__ = [
     "validate_chart",
     "view_data",
 ]
+__all__ += [  # API 1.6, loaded on first use (_LAZY)
+    "DEFAULT_GRADIENT_PRESET",
+    "DEFAULT_MIN_SIMILARITY",
+    "GRADIENT_MODES",
+    "GRADIENT_PRECISIONS",
+    "GRADIENT_PRESETS",
+    "PAPER_DIM",
+    "SKETCH_KINDS",
+    "STUDY_OUTCOME_LABELS",
+    "SYNTHESIS_TITLE",
+    "Encoded",
+    "GradientEngine",
+    "auto_dim",
+    "check_quality",
+    "check_vendi_order",
+    "collate",
+    "column_sum",
+    "effective_precision",
+    "encode_examples",
+    "facility_location",
+    "gradient_precision",
+    "greedy_dpp",
+    "greedy_vendi",
+    "has_chat_template",
+    "k_center",
+    "k_center_streamed",
+    "knn_uniqueness",
+    "length_buckets",
+    "leverage_scores",
+    "load_proxy",
+    "looks_like_project_file",
+    "model_label",
+    "pad_token_id",
+    "parse_memory",
+    "parse_parameter_set",
+    "per_example_loss",
+    "prismatic",
+    "quiet_loading",
+    "random_selection",
+    "resolution_details",
+    "resolve_device",
+    "selected_modules",
+    "sentence_encoder_dir",
+    "study_chart",
+    "study_verdict",
+    "synthesis_chart",
+    "transformer_blocks",
+    "vendi_bootstrap_ci",
+    "vendi_contributions",
+    "vendi_decompose",
+]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'vendiscope.api' has no attribute {name!r}") from None
+    from importlib import import_module
+
+    value = getattr(import_module(module_name), attribute)
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

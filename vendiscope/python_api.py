@@ -57,11 +57,14 @@ from vendiscope.core.base.jobs import (
     format_eta,
     format_rate,
 )
+from vendiscope.core.maps.options import MapOptions
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.neighbors.options import (
     DEFAULT_MIN_SIMILARITY,
+    DEFAULT_NEAR_DUPLICATE_K,
     DEFAULT_NEAR_DUPLICATE_THRESHOLD,
 )
+from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -520,7 +523,7 @@ class Project:
         dataset: str,
         k: int,
         *,
-        method: str = "greedy-vendi",
+        method: str = DEFAULT_METHOD,
         vectors: str | None = None,
         quality: str | None = None,
         exclude: Sequence[str] = (),
@@ -541,13 +544,10 @@ class Project:
         """
         from vendiscope.core.selection.job import select_dataset
 
-        options = dict(params or {})
-        if seed is not None:
-            options["seed"] = seed
         return self._run(
-            select_dataset, dataset, method=method, k=k, vector_set=vectors, params=options,
-            quality=quality, exclude=_names(exclude), dedupe=dedupe, name=name,
-            overwrite=overwrite, progress=progress, cancel=cancel,
+            select_dataset, dataset, method=method, k=k, vector_set=vectors,
+            params=selector_params(params, seed), quality=quality, exclude=_names(exclude),
+            dedupe=dedupe, name=name, overwrite=overwrite, progress=progress, cancel=cancel,
         )  # fmt: skip
 
     def near_duplicates(
@@ -556,7 +556,7 @@ class Project:
         *,
         vectors: str | None = None,
         threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-        k: int = 20,
+        k: int = DEFAULT_NEAR_DUPLICATE_K,
         save: bool = True,
         overwrite: bool = False,
         index: str = "auto",
@@ -691,16 +691,17 @@ class Project:
         dataset: str,
         *,
         vectors: str | None = None,
-        method: str = "umap",
-        n_neighbors: int = 15,
-        min_dist: float = 0.1,
-        seed: int = 0,
-        fit_sample: int = 50_000,
+        method: str = MapOptions.method,
+        n_neighbors: int = MapOptions.n_neighbors,
+        min_dist: float = MapOptions.min_dist,
+        seed: int = MapOptions.seed,
+        fit_sample: int = MapOptions.fit_sample,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> MapReport:
         """A 2-D map of the dataset (UMAP on FAISS neighbours, or ``method="pca"``), stored
-        as a vector set (``vendiscope map``)."""
+        as a vector set (``vendiscope map``); the settings are those of
+        :class:`~vendiscope.core.maps.options.MapOptions`."""
         from vendiscope.core.maps.jobs import map_dataset
 
         return self._run(

@@ -269,10 +269,10 @@ def map_at_scale(project: Path, rows: int) -> dict[str, object]:
     return out
 
 
-def event_loop_latency(project: Path, *, in_process: bool) -> dict[str, float]:
+def event_loop_latency(project: Path, *, in_child_process: bool) -> dict[str, float]:
     """Tick a 10 ms timer while the real embedding job runs; report the gaps.
 
-    ``in_process``: the job runs in its own process, as the app runs model jobs; otherwise
+    ``in_child_process``: the job runs in its own process, as the app runs model jobs; otherwise
     on a worker thread of this process (torch then loads here).
     """
     from PySide6.QtCore import QElapsedTimer, QTimer
@@ -284,7 +284,7 @@ def event_loop_latency(project: Path, *, in_process: bool) -> dict[str, float]:
 
     assert "torch" not in sys.modules, "torch must be imported by the job, not before"
     app = create_app()
-    manager = JobManager()
+    manager = JobManager(run_in_child_process=in_child_process)
     clock = QElapsedTimer()
     clock.start()
     ticks: list[int] = []
@@ -292,7 +292,7 @@ def event_loop_latency(project: Path, *, in_process: bool) -> dict[str, float]:
     timer.setInterval(10)
     timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
     phases: dict[str, int] = {}
-    job = manager.submit("bench", tasks.embed, str(project), "demo", in_process=in_process)
+    job = manager.submit("bench", tasks.embed, str(project), "demo")
     job.changed.connect(
         lambda: (
             phases.setdefault("first_progress_ms", clock.elapsed())
@@ -365,11 +365,11 @@ def main() -> None:
         results["map"] = found
         print({"map": found}, flush=True)
     if "latency" in parts:
-        for mode, in_process in (("process", True), ("thread", False)):  # thread last: torch
+        for mode, in_child in (("process", True), ("thread", False)):  # thread last: torch
             embed_copy = args.cache / f"embed-latency-{mode}.vscope"
             embed_copy.unlink(missing_ok=True)
             embed_copy.write_bytes(demo.read_bytes())
-            found = event_loop_latency(embed_copy, in_process=in_process)
+            found = event_loop_latency(embed_copy, in_child_process=in_child)
             results[f"event_loop_during_embedding_{mode}"] = found
             print(mode, found, flush=True)
     print(f"saved {save(f'gui_{platform}', results)}")

@@ -155,6 +155,7 @@ def test_help_is_fast_because_nothing_heavy_is_imported() -> None:
     assert "HEAVY []" in out.stdout
 
 
+@pytest.mark.slow
 def test_console_script_exit_codes(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("vendiscope")
     ok = subprocess.run([script, "--version"], capture_output=True, text=True)
@@ -167,6 +168,7 @@ def test_console_script_exit_codes(tmp_path: Path) -> None:
     assert bad.returncode == 1 and "missing.csv: no such file or folder" in bad.stderr
 
 
+@pytest.mark.slow
 def test_show_into_a_file_keeps_wide_rows_and_refuses_an_offset_past_the_end(
     tmp_path: Path,
 ) -> None:
@@ -242,6 +244,7 @@ def test_stats_says_how_many_sources_it_hides_and_all_lists_them(tmp_path: Path)
     assert json.loads(run("stats", project, "mix", "--json").output)["sources"] == sizes
 
 
+@pytest.mark.slow
 def test_score_lists_every_source_including_ones_too_small_to_score(tmp_path: Path) -> None:
     import numpy as np
 

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
@@ -89,6 +90,7 @@ with Project.open(sys.argv[1]) as project:
 """
 
 
+@pytest.mark.slow
 def test_runs_left_running_by_a_killed_process_are_marked_interrupted(tmp_path: Path) -> None:
     import os
     import signal

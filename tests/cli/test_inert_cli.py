@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import write_jsonl
@@ -42,6 +43,7 @@ def test_json_output_is_faithful(tmp_path: Path) -> None:
     assert records[0]["prompt"] == HOSTILE[0]["question"]
 
 
+@pytest.mark.slow
 def test_names_with_control_characters_are_refused(tmp_path: Path) -> None:
     location = project_with_hostile_records(tmp_path)
     data = write_jsonl(tmp_path / "more.jsonl", HOSTILE[1:])

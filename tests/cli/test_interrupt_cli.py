@@ -109,6 +109,7 @@ def last_run(location: Path) -> tuple[str, str, str]:
     return plugin, status, integrity
 
 
+@pytest.mark.slow
 def test_a_second_ctrl_c_ends_a_plugin_that_swallows_the_first(scored: Path) -> None:
     marks = scored.parent / "marks"
     process = start_score(scored)
@@ -123,6 +124,7 @@ def test_a_second_ctrl_c_ends_a_plugin_that_swallows_the_first(scored: Path) -> 
     assert last_run(scored) == ("metric:stubborn", "interrupted", "ok")
 
 
+@pytest.mark.slow
 def test_a_plugin_swallowing_ctrl_c_is_ended_after_the_grace_period(scored: Path) -> None:
     process = start_score(scored, VENDISCOPE_STOP_GRACE_S="3")
     wait_for(scored.parent / "marks" / "started", process)

@@ -62,6 +62,7 @@ def location(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_import_and_new(location: Path, folder: Path) -> None:
     made = document("new", folder / "empty.vscope", keys={"project", "created"})
     assert made["created"] and made["project"].endswith("empty.vscope")
@@ -77,6 +78,7 @@ def test_import_and_new(location: Path, folder: Path) -> None:
     assert dry["rows"][0]["mapped"]["prompt"] == "q1"
 
 
+@pytest.mark.slow
 def test_embed_and_gradients(location: Path, tiny_lm: Path) -> None:
     keys = {"dataset", "vector_set", "kind", "model", "rows", "dim", "status", "seconds",
             "already_complete", "resumed_from", "reused", "counts", "run_id", "next"}  # fmt: skip
@@ -183,11 +185,13 @@ def test_errors_give_a_document_too(location: Path) -> None:
 
 def test_error_kinds_and_encoding() -> None:
     from vendiscope.core.base.errors import InputError, PluginRuntimeError, VendiscopeError
+    from vendiscope.core.vectors.missing import MissingVectors
     from vendiscope.core.views.missing import NotComputed
 
     assert error_kind(InputError("x")) == "input"
     assert error_kind(PluginRuntimeError("x")) == "plugin-runtime"
     assert error_kind(NotComputed("x", "vendiscope map P D")) == "not-computed"
+    assert error_kind(MissingVectors("d", ("embedding",))) == "missing-vectors"
     assert error_kind(VendiscopeError("x")) == "error"
     assert json.loads(dumps({"a": float("nan"), "p": Path("x"), "t": (1, 2)})) == {
         "a": None, "p": "x", "t": [1, 2],
@@ -218,6 +222,7 @@ def commands_in(text: str) -> list[str]:
     return re.findall(r"`(vendiscope [^`]+)`", text)
 
 
+@pytest.mark.slow
 def test_suggested_commands_are_never_split_over_lines(location: Path, folder: Path) -> None:
     """At 40 columns every `vendiscope ...` in a message is still on one line, whole."""
     from vendiscope.core.io.importing import import_dataset

@@ -132,6 +132,7 @@ def project(tmp_path: Path) -> Path:
     return location
 
 
+@pytest.mark.slow
 def test_params_are_typed_for_every_command(tmp_path: Path, project: Path) -> None:
     source = write_jsonl(tmp_path / "more.jsonl", qa_rows(3))
     bad = [

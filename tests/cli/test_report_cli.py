@@ -47,6 +47,7 @@ def test_map_command_stores_a_map_and_prints_its_summary(tmp_path: Path) -> None
     assert bad.exit_code == 1 and "method must be one of umap, pca" in bad.output
 
 
+@pytest.mark.slow
 def test_view_command_renders_png_svg_and_json(audited: Path, tmp_path: Path) -> None:
     png = tmp_path / "map.png"
     out = run("view", "map", audited, "pool", "-o", png, "--param", "color_by=source").output
@@ -117,6 +118,7 @@ def test_a_third_party_view_renders_for_free(
         default_registry(refresh=True)
 
 
+@pytest.mark.slow
 def test_report_command_writes_html_and_json(audited: Path, tmp_path: Path) -> None:
     html = tmp_path / "audit.html"
     out = run("report", audited, "pool", "-o", html, "--target", "bench").output

@@ -95,6 +95,7 @@ def test_many_sources_are_cut_to_the_largest_unless_all(tmp_path: Path) -> None:
     assert "not shown" not in everything and "s29" in everything
 
 
+@pytest.mark.slow
 def test_the_score_of_a_sample_says_it_is_one(location: Path) -> None:
     run("sample", location, "pool", "--rows", 40)
     with Project.open(location) as opened:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.core._planted import planted_dataset
@@ -44,6 +45,7 @@ def test_score_prints_the_verdict(tmp_path: Path) -> None:
     assert "mean cosine" in result.output and " — " in result.output
 
 
+@pytest.mark.slow
 def test_score_at_n_and_the_advice(tmp_path: Path) -> None:
     import json
 

@@ -61,6 +61,7 @@ def test_neighbors_of_a_record(project: Path) -> None:
     assert "0.99" in table
 
 
+@pytest.mark.slow
 def test_neighbors_needs_exactly_one_query_and_an_embedding(project: Path, tmp_path) -> None:
     both = run("neighbors", project, "qa", "--record", 1, "--text", "x", ok=False)
     assert both.exit_code == 2 and "exactly one of --record" in both.output
@@ -76,6 +77,7 @@ def test_neighbors_needs_exactly_one_query_and_an_embedding(project: Path, tmp_p
     assert text.exit_code == 1 and "not made by an embedder" in text.output
 
 
+@pytest.mark.slow
 def test_near_dups_saves_refuses_and_overwrites(project: Path) -> None:
     out = run("near-dups", project, "qa").output
     assert "3 groups of near-duplicates" in out and "4 redundant" in out
@@ -98,6 +100,7 @@ def test_near_dups_saves_refuses_and_overwrites(project: Path) -> None:
     assert kinds.count("near-duplicates") == 3
 
 
+@pytest.mark.slow
 def test_coverage(project: Path) -> None:
     got = json.loads(run("coverage", project, "qa", "bench", "--json").output)
     assert got["targets"] == 50 and got["covered"] == 10 and got["fraction"] == 0.2

@@ -31,6 +31,7 @@ def location(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_select_then_work_with_subsets(location: Path, tmp_path: Path) -> None:
     out = run("select", location, "pool", "-k", 30, "--method", "greedy-vendi").output
     assert "greedy-vendi" in out and "subset greedy-vendi-30" in out and "random" in out
@@ -72,9 +73,11 @@ def test_clusters_and_filter_candidates(location: Path) -> None:
     assert data["subset"].startswith("sparse-fill@run-")
 
 
+@pytest.mark.slow
 def test_clear_errors(location: Path, tmp_path: Path) -> None:
     result = run("select", location, "pool", "-k", N_ROWS + 5, ok=False)
-    assert result.exit_code == 1 and "larger than dataset 'pool'" in result.output
+    words = " ".join(result.output.split())
+    assert result.exit_code == 1 and f"between 1 and {N_ROWS}, the number of candidate" in words
     result = run("select", location, "pool", "-k", 5, "--quality", "stars", ok=False)
     assert "no vector set or record field" in result.output
     result = run("subsets", "combine", location, "pool", "xor", "a", "b", "--into", "c", ok=False)
@@ -87,3 +90,32 @@ def test_clear_errors(location: Path, tmp_path: Path) -> None:
     assert "give exactly one of" in result.output
     result = run("filter-candidates", location, "pool", "synthetic", ok=False)
     assert "no clustering yet" in result.output
+
+
+@pytest.mark.parametrize("k", [0, N_ROWS + 1])
+def test_a_bad_budget_is_refused_alike_by_the_cli_the_python_api_and_the_app(
+    location: Path, k: int
+) -> None:
+    """One rule, one message: `select -k`, `Project.select(k=)` and the app's selection task
+    all reach core/selection/budget.py: check_budget."""
+    import vendiscope as vs
+    from vendiscope.core.base.jobs import CancelToken, NullProgress
+    from vendiscope.core.selection.budget import BudgetError
+    from vendiscope.gui.jobs import tasks
+
+    expected = (
+        f"k (the budget) must be a whole number between 1 and {N_ROWS}, the number of "
+        f"candidate rows; got {k}"
+    )
+    cli = run("select", location, "pool", "-k", k, "--json", ok=False)
+    assert cli.exit_code == 1
+    assert json.loads(cli.stdout) == {"error": expected, "kind": "budget", "exit_code": 1}
+    with vs.open(location, progress=False) as p, pytest.raises(BudgetError) as api:
+        p.select("pool", k=k)
+    assert str(api.value) == expected
+    with pytest.raises(BudgetError) as app_task:
+        tasks.select(str(location), "pool", method="greedy-vendi", k=k,
+                     progress=NullProgress(), cancel=CancelToken())  # fmt: skip
+    assert str(app_task.value) == expected
+    with Project.open(location) as project:
+        assert not [r for r in project.runs("pool") if r.kind == "selection"]  # no work done

@@ -73,6 +73,7 @@ def test_a_killed_study_resumes_at_its_next_run(location: Path, tiny_lm: Path) -
         assert project.integrity_check() == "ok"
 
 
+@pytest.mark.slow
 def test_estimate_and_json(location: Path, tiny_lm: Path) -> None:
     before = table_counts(location)
     estimate = subprocess.run(command(location, tiny_lm, "--estimate", "--json"), env=ENV,
@@ -91,6 +92,7 @@ def test_estimate_and_json(location: Path, tiny_lm: Path) -> None:
     assert {e["metric"] for e in evidence} == {"g-vendi", "ngram"}
 
 
+@pytest.mark.slow
 def test_an_estimate_of_more_than_a_day_is_refused_unless_forced(
     location: Path, tiny_lm: Path
 ) -> None:
@@ -104,6 +106,7 @@ def test_an_estimate_of_more_than_a_day_is_refused_unless_forced(
     assert "--force accepts it as it is" in said, said
 
 
+@pytest.mark.slow
 def test_bad_requests_name_what_is_wrong(location: Path, tiny_lm: Path) -> None:
     cases = {
         ("--target", "pool"): "held out",

@@ -39,6 +39,7 @@ def openai(location: Path, url: str, *extra: str) -> list[str]:
             "--model", "scripted", "--prompts", "3", *extra]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_json_output_holds_the_curve(location: Path, server: dict) -> None:
     done = vendiscope(*openai(location, server["url"], "-n", "3", "--json"))
     assert done.returncode == 0, done.stderr
@@ -48,6 +49,7 @@ def test_json_output_holds_the_curve(location: Path, server: dict) -> None:
     assert {"gvendi", "baseline", "reasons"} <= set(found["rounds"][0])
 
 
+@pytest.mark.slow
 def test_an_unreachable_server_is_named(location: Path) -> None:
     done = vendiscope(*openai(location, "http://127.0.0.1:9/v1", "-n", "2"))
     assert done.returncode != 0
@@ -56,6 +58,7 @@ def test_an_unreachable_server_is_named(location: Path) -> None:
         assert [d.name for d in project.datasets()] == ["pool"]
 
 
+@pytest.mark.slow
 def test_an_unknown_model_is_named(location: Path, server: dict) -> None:
     args = openai(location, server["url"], "-n", "2")
     args[args.index("scripted")] = "no-such-model"
@@ -63,6 +66,7 @@ def test_an_unknown_model_is_named(location: Path, server: dict) -> None:
     assert done.returncode != 0 and "no-such-model" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_round_of_rejects_exits_with_the_top_reasons(location: Path) -> None:
     with example_server([{"prompt": "x", "response": "y"}], mode="garbage") as garbage:
         done = vendiscope(*openai(location, garbage["url"], "-n", "2", "--patience", "2"))
@@ -71,6 +75,7 @@ def test_a_round_of_rejects_exits_with_the_top_reasons(location: Path) -> None:
     assert "no JSON object (6)" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_template_is_written_for_editing(location: Path, tmp_path: Path) -> None:
     target = tmp_path / "template.txt"
     done = vendiscope("synthesize", str(location), "pool", "--write-template", str(target))

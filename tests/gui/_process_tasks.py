@@ -77,3 +77,15 @@ def import_file(location: str, path: str, *, progress: Progress, cancel: CancelT
         progress.start("importing", total=None)
         import_dataset(project, Path(path))
         return project.dataset(Path(path).stem).row_count
+
+
+def missing_piece(location: str, what: str, *, progress: Progress, cancel: CancelToken) -> None:
+    """What a job raises when something it needs is missing: NotComputed or MissingVectors."""
+    from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.resolve import resolve
+    from vendiscope.core.views import data as viewdata
+
+    with Project.open(location) as project:
+        if what == "score":
+            viewdata.score_summary(project, "tiny", "vendi")
+        resolve(project, "tiny", None, ("embedding",))

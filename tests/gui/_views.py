@@ -50,6 +50,20 @@ class MisshapenView(View):
         return {"kind": "pie", "title": "Not a chart kind", "series": []}
 
 
+class BenchGradientsView(View):
+    """Reads the gradients of another dataset the way the core resolves them (a view written
+    for API 1.0-1.2, with ``data["project"]``): a MissingVectors error when it has none."""
+
+    def __init__(self, other: str = "bench") -> None:
+        self.other = other
+
+    def build(self, data: dict[str, Any]) -> dict[str, Any]:
+        from vendiscope.core.vectors.resolve import resolve
+
+        resolve(data["project"], self.other, None, ("gradient",))
+        return GridView().build(data)
+
+
 def manifest() -> PluginManifest:
     here = "tests.gui._views"
     return PluginManifest(
@@ -60,5 +74,6 @@ def manifest() -> PluginManifest:
             Contribution("view", "crashing", f"{here}:CrashingView", "Crashes"),
             Contribution("view", "misshapen", f"{here}:MisshapenView", "Misshapen"),
             Contribution("view", "missing", f"{here}:NoSuchView", "Not importable"),
+            Contribution("view", "bench-gradients", f"{here}:BenchGradientsView", "Bench"),
         ),
     )

@@ -12,6 +12,7 @@ from vendiscope.core.weights import bundled as bundled_models
 from vendiscope.gui.jobs.manager import JobState
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(bundled_models.sentence_encoder_dir() is None, reason="needs MiniLM")
 def test_closing_with_a_running_job_asks_then_cancels(qtbot, window, tmp_path) -> None:
     path = make_project(tmp_path / "closing.vscope", tiny_rows(160), name="many")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -42,16 +43,16 @@ def test_the_dashboard_lists_sparse_clusters_with_examples(
     assert records.detail.record is not None and records.detail.record.seq == examples[0]
 
 
+@pytest.mark.slow
 def test_finding_clusters_is_one_click_from_the_dashboard(
-    qtbot, window: MainWindow, tmp_path: Path, monkeypatch
+    qtbot, window: MainWindow, tmp_path: Path
 ) -> None:
     from tests.core._planted import planted_vectors, write_set
     from tests.gui.conftest import make_project, tiny_rows
     from vendiscope.core.store.project import Project
     from vendiscope.gui.dialogs.pipeline_dialogs import ClusterDialog
-    from vendiscope.gui.jobs import pipeline
 
-    monkeypatch.setattr(pipeline, "JOBS_IN_PROCESS", False)
+    window.jobs.run_in_child_process = False
     path = make_project(tmp_path / "plain.vscope", tiny_rows(120), name="plain")
     with Project.open(path) as project:
         write_set(project, "plain", "gradients/x", planted_vectors((60, 30, 20, 10))[0])

@@ -9,6 +9,8 @@ import pytest
 from tests.gui import _process_tasks
 from vendiscope.core.base.errors import InputError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
+from vendiscope.core.vectors.missing import MissingVectors
+from vendiscope.core.views.missing import NotComputed
 from vendiscope.gui.jobs.process import JobProcessError, run_in_process
 
 
@@ -31,6 +33,27 @@ def test_an_error_keeps_its_type_message_and_the_child_traceback() -> None:
         run(_process_tasks.fail)
     assert str(raised.value) == "data.jsonl, line 12, field 'answer': malformed JSON"
     assert "in fail" in raised.value.child_traceback
+
+
+@pytest.mark.slow
+def test_what_is_missing_comes_back_with_its_fields(small_project) -> None:
+    """NotComputed and MissingVectors cross the process boundary as themselves, fields and
+    all, so the app can act on them (not a JobProcessError with only the text)."""
+    with pytest.raises(NotComputed) as raised:
+        run(_process_tasks.missing_piece, str(small_project), "score")
+    error = raised.value
+    assert (error.what, error.step, error.dataset) == ("embedding-Vendi", "embed", "tiny")
+    assert [c.name for c in error.commands] == ["embed", "score"]
+    assert error.commands[1].option("--metric") == "vendi"
+    assert str(error).startswith("embedding-Vendi not computed yet; run `vendiscope embed ")
+    assert "in missing_piece" in error.child_traceback
+
+    with pytest.raises(MissingVectors) as raised:
+        run(_process_tasks.missing_piece, str(small_project), "vectors")
+    assert (raised.value.dataset, raised.value.kind) == ("tiny", "embedding")
+    assert str(raised.value) == (
+        "dataset 'tiny' has no complete embedding vector set; run `vendiscope embed` first"
+    )
 
 
 def test_a_crash_is_reported() -> None:
@@ -132,6 +155,7 @@ def runs_of(location):
         return [(run.key, run.status) for run in session.query(Run).order_by(Run.id)]
 
 
+@pytest.mark.slow
 def test_a_job_ignoring_cancel_is_ended_within_seconds_and_its_run_closed(tmp_path) -> None:
     import time
 

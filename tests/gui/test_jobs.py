@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,7 @@ def test_rate_and_time_left() -> None:
     assert format_duration(75) == "1 min 15 s"
 
 
+@pytest.mark.slow
 @needs_minilm
 def test_pipeline_jobs_embed_score_near_duplicates(qtbot, window, small_project: Path) -> None:
     open_project(qtbot, window, small_project)
@@ -102,6 +104,7 @@ def test_pipeline_jobs_embed_score_near_duplicates(qtbot, window, small_project:
     screenshot(window, "records-sorted-by-score")
 
 
+@pytest.mark.slow
 @needs_minilm
 def test_cancelling_an_embedding_leaves_the_project_consistent(qtbot, window, tmp_path) -> None:
     path = make_project(tmp_path / "cancel.vscope", tiny_rows(160), name="many")
@@ -162,8 +165,9 @@ def test_jobs_run_one_at_a_time_and_a_queued_job_can_be_cancelled(qtbot, window,
     for item in data:
         write_jsonl(item, tiny_rows(20_000))
     location = window.document.location
-    first = window.jobs.submit("Import a", tasks.import_file, location, str(data[0]), name="a")
-    second = window.jobs.submit("Import b", tasks.import_file, location, str(data[1]), name="b")
+    submit = partial(window.jobs.submit, in_thread=True)  # as the import dialog does
+    first = submit("Import a", tasks.import_file, location, str(data[0]), name="a")
+    second = submit("Import b", tasks.import_file, location, str(data[1]), name="b")
     qtbot.waitUntil(lambda: first.state == JobState.RUNNING)
     assert second.state == JobState.QUEUED
     second.cancel()
@@ -208,9 +212,10 @@ def test_opening_another_project_clears_the_jobs_of_the_one_before(
     open_project(qtbot, window, small_project)
     data = write_jsonl(tmp_path / "more.jsonl", tiny_rows(5))
     location = window.document.location
-    done = wait_job(qtbot, window.jobs.submit("Import", tasks.import_file, location, str(data)))
+    submit = partial(window.jobs.submit, in_thread=True)
+    done = wait_job(qtbot, submit("Import", tasks.import_file, location, str(data)))
     assert done.state == JobState.DONE, done.error_details
-    running = window.jobs.submit("Waiting in the first project", _process_tasks.update_then_wait)
+    running = submit("Waiting in the first project", _process_tasks.update_then_wait)
     try:  # a job still running would hold the window open (it asks before closing)
         qtbot.waitUntil(lambda: running.state == JobState.RUNNING)
         panel = window.jobs_panel

@@ -218,17 +218,14 @@ def test_selection_is_linked_between_the_table_and_the_map(
     assert window.tabs.currentWidget() is records
 
 
-def test_compute_map_from_the_empty_view(
-    qtbot, window: MainWindow, tmp_path: Path, monkeypatch
-) -> None:
+def test_compute_map_from_the_empty_view(qtbot, window: MainWindow, tmp_path: Path) -> None:
     """A dataset with embeddings but no map: one click (and the options dialog) makes one."""
     from tests.core._planted import planted_vectors, write_set
     from tests.gui.conftest import make_project, tiny_rows
     from vendiscope.core.store.project import Project
     from vendiscope.gui.dialogs.pipeline_dialogs import MapDialog
-    from vendiscope.gui.jobs import pipeline
 
-    monkeypatch.setattr(pipeline, "JOBS_IN_PROCESS", False)  # PCA needs no process of its own
+    window.jobs.run_in_child_process = False  # PCA needs no process of its own
     path = make_project(tmp_path / "nomap.vscope", tiny_rows(120), name=ANALYSED)
     with Project.open(path) as project:
         write_set(

@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from tests.gui.conftest import ANALYSED, open_project, screenshot
 from vendiscope.api import FromProject, Range
+from vendiscope.core.vectors.missing import MissingVectors
+from vendiscope.core.views.missing import Command, NotComputed
 from vendiscope.gui.views.plugin_views import ChartTab
 from vendiscope.gui.widgets.param_form import ParamDialog
 from vendiscope.gui.windows.main_window import MainWindow
@@ -54,6 +56,7 @@ def test_the_views_menu_lists_every_view_plugin(qtbot, window: MainWindow, analy
     assert all(a.isEnabled() for a in menu.actions() if a.data())
 
 
+@pytest.mark.slow
 def test_one_renderer_draws_every_chart_kind(
     qtbot, window: MainWindow, analysed_project: Path, registry
 ) -> None:
@@ -464,6 +467,42 @@ def test_coverage_offers_to_compute_the_target_s_embeddings(
     assert tab.fix_button.property("dataset") == "bench"  # the target's, not the dataset's
     assert tab.fix_button.text() == "Compute embeddings of 'bench'…"
     assert tab.subtitle.text() == "demo · Target dataset: bench"
+
+
+def test_a_view_missing_another_dataset_s_gradients_offers_to_compute_them(
+    qtbot, window: MainWindow, analysed_project: Path, registry
+) -> None:
+    add_dataset(analysed_project)  # bench: no gradients yet
+    window.plugin_views.set_registry(registry)
+    open_project(qtbot, window, analysed_project)
+    tab = show(qtbot, window, "bench-gradients")
+    assert isinstance(tab.error, MissingVectors)  # the app reads its fields, not its text
+    assert (tab.error.dataset, tab.error.kind) == ("bench", "gradient")
+    assert tab.error_title.text() == "The view “Bench” needs the gradient features of bench"
+    assert tab.error_label.text() == "bench has no gradient features yet."
+    assert not tab.fix_button.isHidden()
+    assert tab.fix_button.property("step") == "featurize"
+    assert tab.fix_button.property("dataset") == "bench"
+    assert tab.fix_button.text() == "Compute the gradient features of bench…"
+
+
+def test_the_app_acts_on_the_fields_of_what_is_missing(qtbot, window: MainWindow) -> None:
+    """The step and dataset come from the error's fields: a G-Vendi score (no ``--metric``),
+    embedding-Vendi after its embeddings, and a command a plugin wrote as plain text."""
+    views = window.plugin_views
+    where = "/tmp/a project.vscope"
+    score = NotComputed("G-Vendi score", Command("score", where, "train"))
+    assert (views.explain("spectrum", score).step, views.explain("spectrum", score).dataset) == (
+        "score-gvendi", "train")  # fmt: skip
+    vendi = NotComputed("embedding-Vendi", Command("score", where, "t", ("--metric", "vendi")))
+    assert views.explain("spectrum", vendi).step == "score-vendi"
+    both = NotComputed("embedding-Vendi", (Command("embed", where, "t"), vendi.commands[0]))
+    assert views.explain("spectrum", both).step == "embed"
+    text = NotComputed("clustering", f"vendiscope clusters '{where}' train")
+    problem = views.explain("spectrum", text)
+    assert problem.step is None and "not computed yet" in problem.message  # no guessing
+    several = MissingVectors("train", ("gradient", "embedding"))  # no one kind to compute
+    assert views.explain("spectrum", several).step is None
 
 
 def test_save_image_never_writes_over_a_project(

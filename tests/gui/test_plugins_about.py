@@ -116,6 +116,7 @@ def test_about_lists_versions(qtbot) -> None:
     screenshot(dialog, "about")
 
 
+@pytest.mark.slow
 def test_the_window_and_about_import_nothing_heavy() -> None:
     probe = (
         "import sys\n"

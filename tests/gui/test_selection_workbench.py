@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
@@ -115,6 +116,7 @@ def test_the_default_budget_is_ten_percent_to_two_significant_figures() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_two_methods_run_as_two_jobs_and_their_curves_appear(
     qtbot, window: MainWindow, analysed_project: Path
 ) -> None:
@@ -128,7 +130,7 @@ def test_two_methods_run_as_two_jobs_and_their_curves_appear(
     view.form.k.setValue(40)
     view.form.exclude.item(0).setCheckState(Qt.CheckState.Checked)  # leave out greedy-vendi-60
     jobs = view.run_selection()
-    assert [j.kind for j in jobs] == ["select", "select"] and all(j.in_process for j in jobs)
+    assert [j.kind for j in jobs] == ["select", "select"] and all(j.in_child_process for j in jobs)
     for job in jobs:
         assert wait_job(qtbot, job).state == JobState.DONE, job.error_details
     stored = selection_results(analysed_project)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from vendiscope.gui.windows.settings import MAX_RECENT, SETTINGS_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +31,7 @@ def test_recent_projects_most_recent_first_without_duplicates(settings, tmp_path
     assert int(settings.qsettings.value("settings_version")) == SETTINGS_VERSION
 
 
+@pytest.mark.slow
 def test_main_py_and_the_gui_command_describe_themselves() -> None:
     out = subprocess.run(
         [sys.executable, "main.py", "--help"], cwd=ROOT, capture_output=True, text=True, check=True
@@ -40,6 +43,7 @@ def test_main_py_and_the_gui_command_describe_themselves() -> None:
     assert missing.returncode == 1 and "no such project file" in missing.stderr
 
 
+@pytest.mark.slow
 def test_the_app_launches_on_a_project_and_paints(demo_project: Path, tmp_path) -> None:
     probe = (
         "import sys\n"

@@ -56,6 +56,7 @@ def test_a_job_on_a_damaged_file_shows_the_store_dialog_and_stops_writing(
         "tiny",
         str(tmp_path / "out.jsonl"),
         kind="export",
+        in_thread=True,
     )
     wait_job(qtbot, export)
     assert export.state == JobState.FAILED
@@ -75,6 +76,7 @@ def test_a_job_on_a_damaged_file_shows_the_store_dialog_and_stops_writing(
         "tiny",
         str(tmp_path / "out2.jsonl"),
         kind="export",
+        in_thread=True,
     )
     wait_job(qtbot, again)
     assert again.state == JobState.FAILED

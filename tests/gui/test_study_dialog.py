@@ -63,7 +63,8 @@ def test_the_dialog_fills_its_defaults_from_the_pool_and_needs_a_target(
     dialog: StudyDialog,
 ) -> None:
     assert dialog.subset_size.value() == 10  # a quarter of the pool's 40 rows
-    assert (dialog.random.value(), dialog.duplicates.value(), dialog.seeds.value()) == (20, 4, 3)
+    # StudyOptions' defaults, the CLI's and the Python API's too
+    assert (dialog.random.value(), dialog.duplicates.value(), dialog.seeds.value()) == (20, 0, 3)
     assert dialog.sources.value() == 0 and dialog.sources.isEnabled()  # 6 sources
     assert dialog.target_rows.value() == 500  # a sample of the target, StudyOptions' default
     assert not dialog.force.isChecked()
@@ -84,7 +85,7 @@ def test_the_dialog_fills_its_defaults_from_the_pool_and_needs_a_target(
     assert dialog.target() == "held-out"
     dialog.selectors["k-center"].setChecked(True)
     options = dialog.options()
-    assert options["size"] == 10 and options["random"] == 20 and options["duplicates"] == 4
+    assert options["size"] == 10 and options["random"] == 20 and options["duplicates"] == 0
     assert options["seeds"] == 3 and options["target_rows"] == 500 and not options["force"]
     assert options["selectors"] == ["k-center"] and options["trainer"] == "causal-lm"
     dialog.target_rows.setValue(0)
@@ -115,6 +116,7 @@ def test_a_project_with_one_dataset_has_nothing_to_score_on(qtbot: Any, tmp_path
         document.close()
 
 
+@pytest.mark.slow
 def test_estimate_cost_shows_the_plan_and_what_it_costs_here(
     qtbot: Any, dialog: StudyDialog, tiny_lm: Path
 ) -> None:
@@ -136,6 +138,7 @@ def test_estimate_cost_shows_the_plan_and_what_it_costs_here(
     assert dialog.estimate_result.text() == "The settings changed: Estimate cost again."
 
 
+@pytest.mark.slow
 def test_estimating_shows_its_progress_and_cancel_ends_it(
     qtbot: Any, dialog: StudyDialog, tiny_lm: Path
 ) -> None:
@@ -158,6 +161,7 @@ def test_estimating_shows_its_progress_and_cancel_ends_it(
     assert job.state == JobState.CANCELLED
 
 
+@pytest.mark.slow
 def test_a_study_of_more_than_a_day_starts_only_once_confirmed(
     qtbot: Any, dialog: StudyDialog, tiny_lm: Path
 ) -> None:

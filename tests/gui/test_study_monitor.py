@@ -53,6 +53,7 @@ def points(monitor: StudyMonitor) -> int:
     return sum(len(series["x"]) for series in monitor.chart.chart["series"])
 
 
+@pytest.mark.slow
 def test_a_study_started_from_the_dialog_runs_to_the_end_in_its_monitor(
     qtbot: Any, window: Any, location: Path, tiny_lm: Path
 ) -> None:
@@ -107,6 +108,7 @@ def test_a_study_started_from_the_dialog_runs_to_the_end_in_its_monitor(
     screenshot(window, "study-monitor-window")
 
 
+@pytest.mark.slow
 def test_a_study_its_pilot_stops_shows_why_and_run_anyway_finishes_it(
     qtbot: Any, window: Any, location: Path, tiny_lm: Path
 ) -> None:
@@ -155,6 +157,7 @@ def test_a_study_its_pilot_stops_shows_why_and_run_anyway_finishes_it(
         assert [r.status for r in study_runs(project, "pool")] == ["complete"]  # the same one
 
 
+@pytest.mark.slow
 def test_the_task_runs_a_study_and_the_monitor_follows_a_running_one(
     qtbot: Any, location: Path, tiny_lm: Path
 ) -> None:
@@ -236,6 +239,7 @@ class CancelAt(RecordingProgress):
             self.cancel.cancel()
 
 
+@pytest.mark.slow
 def test_a_cancelled_study_resumes_from_the_monitor(
     qtbot: Any, window: Any, location: Path, tiny_lm: Path
 ) -> None:

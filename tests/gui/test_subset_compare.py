@@ -28,6 +28,7 @@ def stored_runs(path: Path, kind: str) -> list:
         return [r for r in project.runs(ANALYSED) if r.kind == kind and r.status == "complete"]
 
 
+@pytest.mark.slow
 def test_score_subsets_on_the_workbench_runs_one_job_and_fills_the_table(
     qtbot, window: MainWindow, analysed_project: Path
 ) -> None:
@@ -45,7 +46,7 @@ def test_score_subsets_on_the_workbench_runs_one_job_and_fills_the_table(
     with qtbot.waitSignal(compare.score_requested):
         compare.score_button.click()
     (job,) = [j for j in window.jobs.jobs if j.kind == "score"]
-    assert job.in_process and wait_job(qtbot, job).state == JobState.DONE, job.error_details
+    assert job.in_child_process and wait_job(qtbot, job).state == JobState.DONE, job.error_details
     assert "Scored 2 subsets of 'demo'" in job.result.message
     qtbot.waitUntil(lambda: compare.table.rowCount() == 3, timeout=10_000)
 
@@ -123,6 +124,7 @@ def test_comparisons_group_by_measure_and_keep_the_latest_score_of_each_subset(
     assert odd.label == "odd (deleted)" and odd.n == 489
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["compare_data"])
 def test_the_comparison_data_is_qt_free(module: str) -> None:
     code = (

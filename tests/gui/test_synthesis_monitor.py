@@ -100,6 +100,7 @@ def _series(monitor: SynthesisMonitor) -> dict[str, list[float]]:
     return {one["name"]: list(one["y"]) for one in monitor.chart.chart["series"]}
 
 
+@pytest.mark.slow
 def test_the_monitor_draws_the_curve_and_follows_the_run(
     qtbot: Any, demo_project: Path, document: ProjectDocument
 ) -> None:
@@ -173,6 +174,7 @@ def test_the_outputs_list_accepted_and_rejected_with_reasons(
     assert not monitor.resume_button.isEnabled()  # no window to start the job in
 
 
+@pytest.mark.slow
 def test_the_monitor_in_the_window_offers_resume_and_open(
     qtbot: Any, window: Any, demo_project: Path, tmp_path: Path
 ) -> None:
@@ -196,6 +198,7 @@ def test_the_monitor_in_the_window_offers_resume_and_open(
     assert window.tabs.currentWidget().property("dataset") == NAME
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("where", "expected"),
     [

@@ -143,6 +143,7 @@ def test_the_installed_plugin_reports_exactly_what_the_loader_cannot_find(plugin
         assert soname in message
 
 
+@pytest.mark.slow
 def test_the_package_table_matches_what_dpkg_says_owns_each_library(plugin: Path) -> None:
     if shutil.which("dpkg") is None:
         pytest.skip("not a Debian/Ubuntu system")
@@ -246,6 +247,7 @@ def test_the_command_line_reports_it_and_stays_quiet_off_xcb(broken_pyside: Path
         assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", ""), platform
 
 
+@pytest.mark.slow
 def test_the_app_prints_the_problem_instead_of_qts_abort(broken_pyside: Path) -> None:
     launched = subprocess.run(
         [sys.executable, "main.py"],

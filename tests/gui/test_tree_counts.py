@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.gui.conftest import make_project, open_project, tiny_rows, wait_job
 from vendiscope.gui.jobs import tasks
 from vendiscope.gui.jobs.manager import JobState
@@ -55,6 +57,7 @@ def assert_tree_matches(window, location: Path, dataset: str) -> None:
     assert {kind: found.get(kind, 0) for kind in expected} == expected
 
 
+@pytest.mark.slow
 def test_counts_match_after_each_job_and_after_cli_writes(qtbot, window, tmp_path: Path) -> None:
     location = make_project(tmp_path / "p.vscope", tiny_rows(60), name="tiny")
     open_project(qtbot, window, location)
@@ -68,6 +71,7 @@ def test_counts_match_after_each_job_and_after_cli_writes(qtbot, window, tmp_pat
             "tiny",
             str(tmp_path / f"out-{number}.jsonl"),
             kind="export",
+            in_thread=True,
         )
         assert wait_job(qtbot, export).state == JobState.DONE
         assert_tree_matches(window, location, "tiny")
@@ -80,6 +84,7 @@ def test_counts_match_after_each_job_and_after_cli_writes(qtbot, window, tmp_pat
             f"lasso-{number}",
             [1, 2, 3, number + 4],
             kind="subset",
+            in_thread=True,
         )
         assert wait_job(qtbot, lasso).state == JobState.DONE
         assert_tree_matches(window, location, "tiny")

@@ -7,6 +7,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import pytest
 from sqlalchemy import text
 
 from tests.conftest import qa_rows, write_jsonl
@@ -20,6 +21,7 @@ def _pool() -> tuple[ProcessPoolExecutor, object]:
     return ProcessPoolExecutor(2, mp_context=context), context.Manager()
 
 
+@pytest.mark.slow
 def test_two_processes_fill_one_vector_set_and_import_at_once(project, tmp_path: Path) -> None:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(1000)), name="d")
     n_chunks = 40
@@ -58,6 +60,7 @@ def test_two_processes_fill_one_vector_set_and_import_at_once(project, tmp_path:
     assert [r.prompt for r in project.records("b", 2999, 1)] == ["What is 5999 + 5999?"]
 
 
+@pytest.mark.slow
 def test_two_jobs_on_the_same_set_at_once(project, tmp_path: Path) -> None:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(400)), name="d")
     pool, manager = _pool()

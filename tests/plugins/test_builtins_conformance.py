@@ -202,6 +202,7 @@ def options(kind: str, name: str, request: pytest.FixtureRequest) -> dict[str, A
 
 
 # --------------------------------------------------------------------------- the tests
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "name"), builtin_cases())
 def test_builtin_passes_the_kit(kind: str, name: str, request: pytest.FixtureRequest) -> None:
     check_registered(kind, name, **options(kind, name, request))

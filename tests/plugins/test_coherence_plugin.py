@@ -71,6 +71,7 @@ def project_with_vectors(tmp_path: Path) -> tuple[Path, np.ndarray]:
     return location, rows
 
 
+@pytest.mark.slow
 def test_scores_a_dataset_from_the_command_line(project_with_vectors) -> None:
     from vendiscope_coherence.metric import GradientCoherence
 
@@ -107,6 +108,7 @@ def test_selects_with_the_covariance_selector(project_with_vectors) -> None:
     assert json.loads(out)["k"] == 5
 
 
+@pytest.mark.slow
 def test_its_own_test_suite_passes() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],

@@ -62,6 +62,7 @@ def test_created_through_the_registry_with_parameters(embedder) -> None:
         default_registry().create("embedder", "sentence-transformers", batchsize=8)
 
 
+@pytest.mark.slow
 def test_vectors_are_unit_float32_rows(embedder) -> None:
     vectors = embed(embedder, TEXTS)
     assert embedder.dim == 384
@@ -77,6 +78,7 @@ def test_empty_input_gives_an_empty_matrix(embedder) -> None:
     assert vectors.shape == (0, 384) and vectors.dtype == np.float32
 
 
+@pytest.mark.slow
 def test_same_text_same_vector_in_any_batch_or_order(embedder) -> None:
     first = embed(embedder, TEXTS)
     again = embed(embedder, TEXTS)

@@ -114,6 +114,7 @@ def test_a_line_at_the_limit_is_read(tmp_path: Path) -> None:
     assert isinstance(items[0], SourceRow) and isinstance(items[1], BadRow)
 
 
+@pytest.mark.slow
 def test_long_json_item_is_a_bad_row_in_bounded_memory(tmp_path: Path) -> None:
     path = tmp_path / "a.json"
     path.write_bytes(b'[{"n": 1},\n {"text": "' + b"x" * HUGE + b'", "n": 2},\n {"n": 3}, "four"]')
@@ -128,6 +129,7 @@ def test_long_json_item_is_a_bad_row_in_bounded_memory(tmp_path: Path) -> None:
     assert peak < 4 * LIMIT
 
 
+@pytest.mark.slow
 def test_long_csv_row_spanning_quoted_lines_is_stepped_over(tmp_path: Path) -> None:
     path = tmp_path / "a.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:

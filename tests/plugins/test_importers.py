@@ -298,6 +298,7 @@ json_rows = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(rows=json_rows)
 def test_jsonl_round_trips_any_rows(rows: list[dict]) -> None:

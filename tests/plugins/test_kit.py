@@ -365,6 +365,7 @@ class KeyErrorView(SourceBars):
         return super().build({"project": data["project"], "dataset": data["dataset"]})
 
 
+@pytest.mark.slow
 def test_views() -> None:
     check_contribution("view", SourceBars)
     with pytest.raises(AssertionError, match=r"check_view_chart: .*\(use .tolist\(\)\)"):

@@ -78,6 +78,7 @@ def test_generated_code_is_lint_clean(scaffolded: dict[str, Path]) -> None:
             assert done.returncode == 0, f"{folder.name}: {done.stdout}{done.stderr}"
 
 
+@pytest.mark.slow
 def test_the_generated_tests_pass_for_every_kind(scaffolded: dict[str, Path]) -> None:
     """Each package's own tests (the kit plus its behaviour tests), as its author runs them."""
     env = dict(os.environ)

@@ -63,6 +63,7 @@ class InertConsole(Console):
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
+        # mypy, on the next line: rich's stubs lack the property's fset
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
@@ -93,7 +94,7 @@ def reports_errors(command: F) -> F:
                 return _run_reporting(command, args, kwargs)
         return _run_reporting(command, args, kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper  # type: ignore[return-value]  # the wrapper keeps the command's signature
 
 
 def fail(message: str, kind: str, code: int, *, markup: str | None = None) -> NoReturn:

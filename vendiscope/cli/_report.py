@@ -24,6 +24,7 @@ from vendiscope.cli._app import (
 from vendiscope.cli._json_output import command_line, emit
 from vendiscope.cli._output import console, reports_errors
 from vendiscope.core.base.text import shown_path
+from vendiscope.core.maps.options import METHODS, MapOptions
 from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 
 
@@ -36,14 +37,20 @@ def map_(
         str | None,
         typer.Option(help="Vector set (default: the latest embeddings, else gradients)."),
     ] = None,
-    method: Annotated[str, typer.Option(help="umap (default) or pca.")] = "umap",
-    n_neighbors: Annotated[int, typer.Option(min=2, help="UMAP neighbours.")] = 15,
-    min_dist: Annotated[float, typer.Option(min=0.0, help="UMAP minimum distance.")] = 0.1,
-    seed: Annotated[int, typer.Option(help="Seed of the layout and the fit sample.")] = 0,
+    method: Annotated[str, typer.Option(help=f"{' or '.join(METHODS)}.")] = MapOptions.method,
+    n_neighbors: Annotated[
+        int, typer.Option(min=2, help="UMAP neighbours.")
+    ] = MapOptions.n_neighbors,
+    min_dist: Annotated[
+        float, typer.Option(min=0.0, help="UMAP minimum distance.")
+    ] = MapOptions.min_dist,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the layout and the fit sample.")
+    ] = MapOptions.seed,
     fit_sample: Annotated[
         int,
         typer.Option(min=100, help="Fit UMAP on this many records; place the rest by neighbours."),
-    ] = 50_000,
+    ] = MapOptions.fit_sample,
     json: JsonOpt = False,
 ) -> None:
     """Compute a 2-D map of a dataset (UMAP on FAISS neighbours, or PCA) and store it."""

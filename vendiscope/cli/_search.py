@@ -20,6 +20,7 @@ from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, fail, reports_errors, shorten
 from vendiscope.core.neighbors.options import (
     DEFAULT_MIN_SIMILARITY,
+    DEFAULT_NEAR_DUPLICATE_K,
     DEFAULT_NEAR_DUPLICATE_THRESHOLD,
 )
 
@@ -130,7 +131,7 @@ def near_dups(
     ] = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
     k: Annotated[
         int, typer.Option("-k", "--k", min=1, help="Neighbours examined per record.")
-    ] = 20,
+    ] = DEFAULT_NEAR_DUPLICATE_K,
     save: Annotated[
         bool,
         typer.Option(help="Save redundant records as the subset near-duplicates@THRESHOLD."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -10,6 +10,10 @@ from rich.table import Table
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, plugin_params, reports_errors
+from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
+
+if TYPE_CHECKING:
+    from vendiscope.core.selection.job import SelectionReport
 
 
 @app.command()
@@ -24,7 +28,7 @@ def select(
             help="Selector: greedy-vendi, prismatic, k-center, facility-location, dpp, "
             "random, or a plugin's."
         ),
-    ] = "greedy-vendi",
+    ] = DEFAULT_METHOD,
     vectors: Annotated[
         str | None,
         typer.Option(help="Vector set (default: the latest gradients, else embeddings)."),
@@ -59,9 +63,7 @@ def select(
     from vendiscope.core.selection.job import select_dataset
     from vendiscope.core.store.project import Project
 
-    params = plugin_params("selector", method, param)
-    if seed is not None:
-        params["seed"] = seed
+    params = selector_params(plugin_params("selector", method, param), seed)
     with Project.open(project) as opened:
         report = select_dataset(
             opened, dataset, method=method, k=k, vector_set=vectors, params=params,
@@ -74,26 +76,25 @@ def select(
     _print_selection(report)
 
 
-def _print_selection(report: object) -> None:
-    summary = report.summary()  # type: ignore[attr-defined]
-    curve = report.curve  # type: ignore[attr-defined]
+def _print_selection(report: SelectionReport) -> None:
+    result = report.result
+    curve = result.curve
     console.print(
-        f"[bold]{summary['method']}[/] chose {summary['k']} of {summary['candidates']} "
-        f"candidates in {summary['seconds']:.1f} s"
+        f"[bold]{result.method}[/] chose {result.k} of {result.n_candidates} "
+        f"candidates in {result.seconds:.1f} s"
     )
-    console.print(f"saved as subset [bold]{summary['subset']}[/]")
-    console.print(f"computed on {summary['computed_on']}")
-    if summary["excluded"]:
-        console.print(f"left out {summary['excluded']} excluded records")
-    objective = summary["objective"]
-    console.print(f"objective ({objective['name']}): {objective['value']:.6g}")
+    console.print(f"saved as subset [bold]{result.subset}[/]")
+    console.print(f"computed on {result.computed_on}")
+    if result.excluded:
+        console.print(f"left out {result.excluded} excluded records")
+    console.print(f"objective ({result.objective_name}): {result.objective:.6g}")
     table = Table("budget", title="diversity vs budget (Vendi; random order for comparison)")
-    for name in curve["vendi"]:
+    for name in curve.vendi:
         table.add_column(name, justify="right")
         table.add_column("random", justify="right")
-    for i, budget in enumerate(curve["budgets"]):
+    for i, budget in enumerate(curve.budgets):
         cells = []
-        for name, values in curve["vendi"].items():
-            cells += [f"{values[i]:.2f}", f"{curve['random'][name][i]:.2f}"]
+        for name, values in curve.vendi.items():
+            cells += [f"{values[i]:.2f}", f"{curve.random[name][i]:.2f}"]
         table.add_row(str(budget), *cells)
     console.print(table)

@@ -123,6 +123,7 @@ def _print_saved(dataset: str, info: object, json: bool) -> None:
     if json:
         emit({"dataset": dataset, **_subset_document(info)})
         return
+    # mypy, on the next line: info is a SubsetInfo on this path
     console.print(f"saved subset [bold]{info.name}[/] with {info.size} records")  # type: ignore[attr-defined]
 
 

@@ -37,7 +37,7 @@ def create_app(argv: list[str] | None = None, theme: str | None = None) -> QAppl
     app.setDesktopFileName("vendiscope")
     app.setWindowIcon(app_icon())
     apply_style(app, theme)
-    return app  # type: ignore[return-value]
+    return app  # type: ignore[return-value]  # QApplication.instance() is typed QCoreApplication
 
 
 WARM_UP = ("vendiscope.core.store.project", "vendiscope.core.io.importing", "numpy", "superqt")

@@ -40,6 +40,7 @@ def project_named(path: Path, rows: int = 5) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_project_held_open_by_another_process_survives_export_force(
     filled: Project, tmp_path: Path
 ) -> None:
@@ -123,6 +124,7 @@ def test_ordinary_files_with_database_names_are_still_replaced(
         assert len(target.read_text().splitlines()) == 12
 
 
+@pytest.mark.slow
 def test_a_newline_in_an_output_path_is_shown_escaped(filled: Project, tmp_path: Path) -> None:
     """A name cannot forge a line of the command's output: its newline is shown as ``\\n``."""
     target = tmp_path / "new\nline.jsonl"

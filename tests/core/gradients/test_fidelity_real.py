@@ -50,6 +50,7 @@ def smollm() -> tuple[Any, Any]:
     return model, tokenizer
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("domains", [1, 5])
 def test_gvendi_under_the_automatic_dim_is_close_to_the_unprojected_kernel(
     smollm: tuple[Any, Any], domains: int

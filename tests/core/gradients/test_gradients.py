@@ -179,6 +179,7 @@ def test_labels_of_the_response_only(tokenizer: Any) -> None:
     assert tokenizer.decode([encoded.input_ids[i] for i in labelled]) == record["response"]
 
 
+@pytest.mark.slow
 def test_system_prompt_setting(tokenizer: Any, model: Any) -> None:
     record = {"prompt": "what is two plus four?", "response": "six."}
     [default] = encode_examples(tokenizer, [record], max_length=512, chat_template=True)
@@ -443,6 +444,7 @@ def test_projection_is_independent_of_chunking_and_unbiased(projection: str) -> 
     assert np.mean(ratios) == pytest.approx(1.0, abs=0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fast", "exact"])
 def test_projected_vendi_is_close_to_the_exact_kernel(
     model: Any, tokenizer: Any, mode: str

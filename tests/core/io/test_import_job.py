@@ -213,6 +213,7 @@ def test_empty_and_binary_files(project, project_path, tmp_path, name, content, 
     _assert_unchanged(project, project_path, before)
 
 
+@pytest.mark.slow
 def test_huge_single_field(project, tmp_path: Path) -> None:
     big = "x" * (50 * 1024 * 1024)
     result = import_dataset(

@@ -107,6 +107,7 @@ def test_auto_kind_threshold_and_list_count() -> None:
     assert build_index(mixture(2000, 16, 10, 0)).kind == "flat"
 
 
+@pytest.mark.slow
 def test_ivf_reaches_recall_on_clustered_data() -> None:
     base = mixture(20_000, 96, 200, seed=3)
     queries = mixture(300, 96, 200, seed=3)  # same centres, other points

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from importlib import import_module
+from pathlib import Path
 
 import vendiscope.api as api
 from vendiscope.core.base import errors, jobs, text
@@ -15,7 +18,7 @@ from vendiscope.core.views import colouring, missing, protocol
 def test_the_facade_re_exports_the_real_objects() -> None:
     homes = (charts, errors, jobs, interfaces, manifest, params, missing, protocol, text, answers,
              colouring)  # fmt: skip
-    for name in api.__all__:
+    for name in set(api.__all__) - set(api._LAZY):
         value = getattr(api, name)
         assert any(getattr(home, name, None) is value for home in homes), name
     expected = {
@@ -32,6 +35,31 @@ def test_the_facade_re_exports_the_real_objects() -> None:
     }  # fmt: skip
     assert expected <= set(api.__all__)
     assert not any(name.startswith("_") for name in api.__all__)
+
+
+def test_the_algorithms_load_on_first_use_and_are_the_real_objects() -> None:
+    assert set(api._LAZY) <= set(api.__all__)
+    for name, (module, attribute) in api._LAZY.items():
+        assert getattr(api, name) is getattr(import_module(module), attribute), name
+        assert name in dir(api)
+    assert {"greedy_vendi", "k_center", "load_proxy", "GradientEngine", "study_chart"} <= set(
+        api._LAZY
+    )
+
+
+def test_type_checkers_see_the_same_lazy_names() -> None:
+    """The ``if TYPE_CHECKING:`` imports of api.py name exactly what ``_LAZY`` loads."""
+    tree = ast.parse(Path(api.__file__).read_text(encoding="utf-8"))
+    (block,) = [
+        n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"
+    ]
+    typed = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert typed == api._LAZY
 
 
 def test_importing_the_api_stays_cheap() -> None:

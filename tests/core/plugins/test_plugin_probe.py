@@ -22,6 +22,7 @@ def probe_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
+@pytest.mark.slow
 def test_a_file_that_exits_at_import_is_reported_and_the_rest_loads(plugin_folder: Path) -> None:
     write(plugin_folder, "norms.py", NORMS)
     write(plugin_folder, "_shared.py", SHARED)
@@ -42,6 +43,7 @@ def test_a_crash_or_an_ordinary_error_at_import(plugin_folder: Path) -> None:
     assert "broken on purpose" in messages["file raises.py"]  # imported here, with its traceback
 
 
+@pytest.mark.slow
 def test_clean_verdicts_are_remembered_by_content(plugin_folder: Path, probe_cache: Path) -> None:
     write(plugin_folder, "norms.py", NORMS)
     write(plugin_folder, "_shared.py", SHARED)
@@ -55,6 +57,7 @@ def test_clean_verdicts_are_remembered_by_content(plugin_folder: Path, probe_cac
     assert probe_cache.read_text().count("file:") == 2  # the edited file was probed again
 
 
+@pytest.mark.slow
 def test_doctor_and_plugins_still_answer(plugin_folder: Path, tmp_path: Path) -> None:
     write(plugin_folder, "quits.py", "import os\nos._exit(3)\n")
     env = {"VENDISCOPE_PLUGIN_DIR": str(plugin_folder), probe.CACHE_ENV: ""}
@@ -91,6 +94,7 @@ QUITS_IN_COMPUTE = """
 """
 
 
+@pytest.mark.slow
 def test_a_plugin_ending_the_process_in_compute_is_named_and_its_run_closed(
     plugin_folder: Path, tmp_path: Path
 ) -> None:

@@ -109,6 +109,7 @@ def test_numbers_come_from_the_runs(project: Project) -> None:
     json.dumps(numbers, allow_nan=False)
 
 
+@pytest.mark.slow
 def test_html_report_holds_the_numbers_and_charts(project: Project, tmp_path: Path) -> None:
     result = write_report(project, "pool", tmp_path / "audit.html", target="bench")
     html = result.destination.read_text(encoding="utf-8")
@@ -138,6 +139,7 @@ def test_html_report_holds_the_numbers_and_charts(project: Project, tmp_path: Pa
     assert images and all(v.startswith("data:image/svg+xml;base64,") for v in images)
 
 
+@pytest.mark.slow
 def test_json_report_has_the_same_numbers(project: Project, tmp_path: Path) -> None:
     result = write_report(project, "pool", tmp_path / "audit.json")
     assert result.format == "json" and result.charts == []
@@ -154,6 +156,7 @@ def test_json_report_has_the_same_numbers(project: Project, tmp_path: Path) -> N
     assert "sources" in quick.charts  # own scores still drawn, without contributions
 
 
+@pytest.mark.slow
 def test_hostile_text_is_escaped(tmp_path: Path) -> None:
     rows = [
         {"prompt": f"{HOSTILE} question {i}", "response": f"answer {HOSTILE_ATTR}",
@@ -222,6 +225,7 @@ def test_compute_runs_the_missing_cheap_steps(tmp_path: Path) -> None:
         write_report(project, "pool", tmp_path / "x.json", compute=("embed",))
 
 
+@pytest.mark.slow
 def test_written_atomically_and_never_over_an_existing_file(
     project: Project, tmp_path: Path
 ) -> None:

@@ -98,6 +98,7 @@ def test_gathered_view_data_keeps_the_reports_contributions(project: Project) ->
     assert both == fresh and len(both["series"]) == 2
 
 
+@pytest.mark.slow
 def test_the_reports_charts_show_every_label_and_legend_entry(project: Project) -> None:
     """Drawn as the report draws them (900 x 520 at 150 dpi): no text cut at the image's
     edge, every legend entry's line or bar on the plot (a reference that a run follows

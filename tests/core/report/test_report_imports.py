@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import vendiscope
 
 PACKAGE = Path(vendiscope.__file__).parent
@@ -43,6 +45,7 @@ def offending(root: Path, forbidden: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_the_core_never_imports_the_built_in_plugins() -> None:
     assert len(list(CORE.rglob("*.py"))) > 50  # the walk sees the whole core
     assert offending(CORE, "vendiscope.plugins") == []

@@ -6,12 +6,15 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import pytest
+
 from tests.core._planted import planted_dataset
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.report.build import audit_numbers, write_report
 from vendiscope.core.report.html import _headline_html
 
 
+@pytest.mark.slow
 def test_the_report_shows_mean_cosine_and_verdict(project, tmp_path: Path) -> None:
     planted_dataset(project, tmp_path)
     scored = score_dataset(project, "pool", metric="gvendi")
@@ -55,6 +58,7 @@ def test_projection_error_and_old_runs() -> None:
     assert "<copies>" not in new
 
 
+@pytest.mark.slow
 def test_the_report_says_which_score_sees_the_sources(project, tmp_path: Path) -> None:
     from tests.core._planted import disagreeing_scores
 

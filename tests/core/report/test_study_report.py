@@ -48,6 +48,7 @@ def spearman_text(found: dict[str, Any]) -> str:
     return f"{found['spearman']:.2f} [{low:.2f}, {high:.2f}]"
 
 
+@pytest.mark.slow
 def test_the_html_report_shows_each_study_with_its_evidence(
     project: Project, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from tests.conftest import table_counts
 from tests.core._planted import N_ROWS, planted_dataset, planted_vectors, write_set
 from vendiscope.core.base.errors import PluginError, ProjectError
 from vendiscope.core.io.exporting import export_dataset
+from vendiscope.core.selection.budget import BudgetError
 from vendiscope.core.selection.job import select_dataset
 from vendiscope.core.store import subsets
 
@@ -18,6 +19,10 @@ from vendiscope.core.store import subsets
 @pytest.fixture
 def labels(project, tmp_path) -> np.ndarray:
     return planted_dataset(project, tmp_path)
+
+
+BUDGET = r"k \(the budget\) must be a whole number"
+CANDIDATES = "the number of candidate rows"
 
 
 def covered(labels: np.ndarray, positions: list[int]) -> int:
@@ -80,8 +85,9 @@ def test_bad_input_is_refused_before_any_work(project, project_path, labels, tmp
     write_set(project, "pool", "gradients/broken", nan_rows)
     before = table_counts(project_path)
     cases = [
-        ({"k": 0}, ProjectError, "k must be at least 1"),
-        ({"k": N_ROWS + 1}, ProjectError, "larger than dataset 'pool'"),
+        ({"k": 0}, BudgetError, rf"^{BUDGET} between 1 and {N_ROWS}, {CANDIDATES}; got 0$"),
+        ({"k": N_ROWS + 1}, BudgetError, rf"between 1 and {N_ROWS}, .*; got {N_ROWS + 1}"),
+        ({"k": 2.5}, BudgetError, rf"^{BUDGET} .*; got 2\.5$"),
         ({"k": 5, "vector_set": "only-in-other"}, ProjectError, "belongs to dataset 'other'"),
         ({"k": 5, "quality": "stars"}, ProjectError, "no vector set or record field"),
         ({"k": 5, "vector_set": "gradients/broken"}, ProjectError, "row 17 .* NaN"),

@@ -71,6 +71,7 @@ def holder(project_path: Path) -> Holder:
     running.close()
 
 
+@pytest.mark.slow
 def test_wal_survives_a_job_open_close_and_another_writer(
     holder: Holder, project_path: Path, tmp_path: Path
 ) -> None:
@@ -93,6 +94,7 @@ def test_wal_survives_a_job_open_close_and_another_writer(
     assert counts["records"] == 4 * 40
 
 
+@pytest.mark.slow
 def test_repeated_opens_in_the_holder_keep_its_locks(
     holder: Holder, project_path: Path, tmp_path: Path
 ) -> None:

@@ -37,6 +37,7 @@ def hold_lock(location: Path, seconds: float) -> subprocess.Popen[str]:
     return holder
 
 
+@pytest.mark.slow
 def test_a_cli_import_waits_out_a_lock_held_past_the_old_timeout(tmp_path: Path) -> None:
     """The lock is held 33 s: longer than the 30 s busy timeout that used to end the command
     with "database is locked"."""
@@ -63,6 +64,7 @@ def test_a_cli_import_waits_out_a_lock_held_past_the_old_timeout(tmp_path: Path)
         assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
+@pytest.mark.slow
 def test_a_second_import_waits_for_a_real_import(tmp_path: Path) -> None:
     location = imported(tmp_path)
     big = write_jsonl(tmp_path / "big.jsonl", qa_rows(150_000, start=10_000))
@@ -88,6 +90,7 @@ def test_a_second_import_waits_for_a_real_import(tmp_path: Path) -> None:
     assert sizes == {"qa": 40, "big": 150_000, "small": 20}
 
 
+@pytest.mark.slow
 def test_a_statement_waits_and_says_so_then_goes_on(tmp_path: Path) -> None:
     location = imported(tmp_path)
     heard: list[str | None] = []
@@ -104,6 +107,7 @@ def test_a_statement_waits_and_says_so_then_goes_on(tmp_path: Path) -> None:
     assert heard[-1] is None  # and then it went on
 
 
+@pytest.mark.slow
 def test_a_lock_held_by_this_process_still_fails(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -122,6 +126,7 @@ def test_a_lock_held_by_this_process_still_fails(
         assert [d.name for d in project.datasets()] == ["qa"]
 
 
+@pytest.mark.slow
 def test_a_gui_job_shows_the_wait_as_its_description(tmp_path: Path) -> None:
     from tests.gui import _process_tasks
     from vendiscope.gui.jobs.process import run_in_process

@@ -46,6 +46,7 @@ def options(tiny_lm: Path, **changes: Any) -> StudyOptions:
     return StudyOptions(**{**settings, **changes})
 
 
+@pytest.mark.slow
 def test_a_study_trains_every_run_and_reads_which_metric_predicts(
     location: Path, tiny_lm: Path
 ) -> None:
@@ -103,6 +104,7 @@ def test_a_study_trains_every_run_and_reads_which_metric_predicts(
         assert project.integrity_check() == "ok"
 
 
+@pytest.mark.slow
 def test_the_same_study_gives_the_same_outcomes(location: Path, tiny_lm: Path) -> None:
     with Project.open(location) as project:
         chosen = options(tiny_lm, random=2, duplicates=0, seeds=1, metrics=("g-vendi", "vendi"))
@@ -123,6 +125,7 @@ def replace_name(chosen: StudyOptions, name: str) -> StudyOptions:
     return replace(chosen, name=name)
 
 
+@pytest.mark.slow
 def test_a_pilot_that_cannot_beat_seed_noise_stops_the_study_until_forced(
     location: Path, tiny_lm: Path
 ) -> None:
@@ -151,6 +154,7 @@ def test_a_pilot_that_cannot_beat_seed_noise_stops_the_study_until_forced(
         assert len(project.run(run.id).result["runs"]) == 4  # 2 subsets x 2 seeds: all done
 
 
+@pytest.mark.slow
 def test_more_seeds_grow_a_finished_study_and_keep_its_runs(location: Path, tiny_lm: Path) -> None:
     from dataclasses import replace
 
@@ -198,6 +202,7 @@ def test_bad_studies_are_refused_naming_what_is_wrong(
         options(tiny_lm, seeds=0)
 
 
+@pytest.mark.slow
 def test_selector_subsets_come_from_the_gradients_and_never_hold_target_rows(
     synthesis_project: Path, tiny_lm: Path, tmp_path: Path
 ) -> None:

@@ -49,6 +49,7 @@ def openai_options(server: dict[str, Any], **changes: Any) -> SynthesisOptions:
     return SynthesisOptions(generator="openai", generator_params=params, **changes)
 
 
+@pytest.mark.slow
 def test_a_run_fills_the_budget_and_keeps_the_baseline(location: Path, server: dict) -> None:
     rounds: list[dict[str, Any]] = []
     with Project.open(location) as project:

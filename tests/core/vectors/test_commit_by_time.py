@@ -61,6 +61,7 @@ def committed_rows(location: Path) -> int:
         return found[0].committed_rows if found else 0
 
 
+@pytest.mark.slow
 def test_chunks_are_sized_to_commit_in_time(project, tmp_path: Path, registry) -> None:
     import_dataset(project, write_jsonl(tmp_path / "d.jsonl", qa_rows(30)), name="d")
     slow = featurize_dataset(project, "d", featurizer="slow", registry=registry, name="slow",
@@ -97,6 +98,7 @@ def test_reused_first_rows_do_not_leave_the_chunks_unsized(
     assert np.array_equal(vectors.load(project, "d", "slow"), expected)
 
 
+@pytest.mark.slow
 def test_a_killed_slow_job_resumes_after_its_last_commit(tmp_path: Path, registry) -> None:
     rows = qa_rows(ROWS)
     location = tmp_path / "p.vscope"

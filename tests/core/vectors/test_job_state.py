@@ -4,7 +4,6 @@ that tells a running job from a killed one (and says how to resume it)."""
 from __future__ import annotations
 
 import dataclasses
-
 import os
 import signal
 import socket

@@ -25,6 +25,7 @@ def test_the_default_colouring(has_sources: bool, clusters: int, expected: str) 
     assert len(PALETTE) == DISTINCT_COLOURS
 
 
+@pytest.mark.slow
 def test_a_map_of_40_clusters_names_its_groups_in_distinct_colours(tmp_path: Path) -> None:
     with Project.create(tmp_path / "m.vscope") as project:
         planted_dataset(project, tmp_path)  # 978 records, sources c0-c3

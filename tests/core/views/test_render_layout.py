@@ -4,6 +4,7 @@ legend entry findable on the plot, colours never repeated silently."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.core.views._readable import cut_texts, drawn, hidden_entries, legend_colours
 from vendiscope.core.views.render import OTHER, PALETTE
@@ -22,6 +23,7 @@ COMPOSITION = {
 }
 
 
+@pytest.mark.slow
 def test_long_labels_and_tall_legends_stay_inside_the_image() -> None:
     rng = np.random.default_rng(0)
     sources = [f"source-{i}" for i in rng.integers(0, 12, 1500)]

@@ -79,6 +79,7 @@ def means(result: dict[str, Any], outcome: str = "improvement") -> dict[str, flo
 
 
 # ----------------------------------------------------------------------------- view data
+@pytest.mark.slow
 def test_the_runs_are_found_from_the_pool_and_from_each_target(project: Project) -> None:
     from_pool = ProjectViewData(project, "pool").study_runs()
     first, second = from_pool

@@ -88,6 +88,7 @@ def build(project: Project, name: str, data: dict[str, Any] | None = None, **par
 
 
 # ----------------------------------------------------------------------------- every view
+@pytest.mark.slow
 def test_every_builtin_view_gives_a_valid_chart_that_renders(project: Project) -> None:
     registry = default_registry()
     assert set(VIEWS) <= {c.name for c in registry.contributions("view")}
@@ -382,6 +383,7 @@ def chart_of(kind: str, **series: Any) -> dict[str, Any]:
     return {"kind": kind, "title": "t", "series": [{"name": "s", **series}]}
 
 
+@pytest.mark.slow
 def test_renderer_draws_every_kind_and_hostile_text_literally() -> None:
     rng = np.random.default_rng(0)
     charts = [
@@ -417,6 +419,7 @@ def test_many_points_and_categories_are_rasterised() -> None:
     assert b"<image" in svg and len(svg) < 2_000_000  # points embedded as one image
 
 
+@pytest.mark.slow
 def test_rendering_leaves_pyplot_and_the_backend_alone() -> None:
     code = (
         "import sys, matplotlib; raw = lambda: dict.__getitem__(matplotlib.rcParams, 'backend');"

@@ -129,6 +129,7 @@ def test_epochs_set_the_run_length(tiny_lm: Path) -> None:
 
 
 # --------------------------------------------------------------------------- the frozen cache
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["last-blocks", "lora"])
 def test_the_frozen_cache_changes_no_result(deep_lm: Path, method: str) -> None:
     params = {"method": method, "steps": 12, "batch_size": 4, "learning_rate": 1e-2}

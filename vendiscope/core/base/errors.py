@@ -25,13 +25,24 @@ class PluginRuntimeError(PluginError):
     'vendiscope-coherence') failed: ZeroDivisionError: division by zero"``; the original
     exception is the ``__cause__``. Jobs raise it through
     :meth:`vendiscope.core.plugins.PluginRegistry.running`, which also records the failure.
+    ``reason`` is None for a failure; when the contribution refused its input with a
+    ``ValueError`` (not a failure), it is that error's message, which ``message`` quotes.
     """
 
-    def __init__(self, message: str, *, kind: str = "", name: str = "", plugin: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "",
+        name: str = "",
+        plugin: str = "",
+        reason: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.name = name
         self.plugin = plugin
+        self.reason = reason
 
 
 class ExportError(VendiscopeError):

@@ -57,7 +57,7 @@ def prefetch(items: Iterable[T], depth: int = 4) -> Iterator[T]:
                 return
             if isinstance(item, _Raised):
                 raise item.error
-            yield item  # type: ignore[misc]
+            yield item  # type: ignore[misc]  # item is a T once _Raised is ruled out
     finally:
         stop.set()
         worker.join()

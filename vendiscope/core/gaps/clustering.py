@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.neighbors.index import _faiss, normalized
+from vendiscope.core.neighbors.faiss_setup import _faiss
+from vendiscope.core.neighbors.index import normalized
 
 ASSIGN_CHUNK_ROWS = 16_384
 

@@ -23,6 +23,7 @@ from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
 from vendiscope.core.vectors import resolve
+from vendiscope.core.vectors.missing import MissingVectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -308,11 +309,7 @@ def _matching_set(
             if s.model == pool_set.model and s.dim == pool_set.dim
         ]
         if not same:
-            raise ProjectError(
-                f"dataset '{candidates}' has no complete {pool_set.kind} vector set made by "
-                f"'{pool_set.model}' (the model of the pool's '{pool_set.name}'); compute one "
-                "with the same settings first"
-            )
+            raise MissingVectors(candidates, (pool_set.kind,), pool_set.model, pool_set.name)
         found = same[-1]
     if found.model != pool_set.model or found.dim != pool_set.dim:
         raise ProjectError(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.maps import projection
+from vendiscope.core.maps.options import MapOptions
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
@@ -80,24 +81,23 @@ def map_dataset(
     dataset: str,
     *,
     vector_set: str | None = None,
-    method: str = "umap",
-    n_neighbors: int = 15,
-    min_dist: float = 0.1,
-    seed: int = 0,
-    fit_sample: int = projection.FIT_SAMPLE,
+    method: str = MapOptions.method,
+    n_neighbors: int = MapOptions.n_neighbors,
+    min_dist: float = MapOptions.min_dist,
+    seed: int = MapOptions.seed,
+    fit_sample: int = MapOptions.fit_sample,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> MapReport:
-    """Project a vector set to 2-D (UMAP with FAISS neighbours, or PCA) and store it."""
+    """Project a vector set to 2-D (UMAP with FAISS neighbours, or PCA) and store it.
+
+    The settings are those of :class:`~vendiscope.core.maps.options.MapOptions` (which
+    checks them before any work)."""
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
-    if method not in projection.METHODS:
-        raise ProjectError(f"method must be one of {', '.join(projection.METHODS)}; got '{method}'")
-    if n_neighbors < 2:
-        raise ProjectError(f"n_neighbors must be at least 2; got {n_neighbors}")
-    if fit_sample < 100:
-        raise ProjectError(f"fit_sample must be at least 100; got {fit_sample}")
+    MapOptions(method=method, n_neighbors=n_neighbors, min_dist=min_dist, fit_sample=fit_sample,
+               seed=seed)  # fmt: skip
     source = map_source(project, dataset, vector_set)
     if source.n_rows < 3:
         raise ProjectError(f"dataset '{dataset}' has {source.n_rows} records; a map needs 3")

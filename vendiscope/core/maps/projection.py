@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.maps.options import MapOptions
 
 if TYPE_CHECKING:
     import numpy as np
 
-METHODS = ("umap", "pca")
-FIT_SAMPLE = 50_000
+FIT_SAMPLE = MapOptions.fit_sample
 """Above this many rows, UMAP is fitted on a sample and the rest are placed by neighbours."""
 PLACE_NEIGHBORS = 10
 TRUST_SAMPLE = 2_000
@@ -88,8 +88,8 @@ def _put_self_first(indices: np.ndarray, sims: np.ndarray) -> None:
 def umap_map(
     matrix: np.ndarray,
     *,
-    n_neighbors: int = 15,
-    min_dist: float = 0.1,
+    n_neighbors: int = MapOptions.n_neighbors,
+    min_dist: float = MapOptions.min_dist,
     seed: int = 0,
     fit_sample: int = FIT_SAMPLE,
     progress: Progress | None = None,

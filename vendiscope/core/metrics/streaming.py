@@ -130,6 +130,7 @@ def stream_vendi(
     names = [s for s, p in (sources or {}).items() if len(p) >= min_source_rows]
     owner = np.full(n, -1, dtype=np.int32)
     for code, name in enumerate(names):
+        # mypy, on the next line: sources is not None when names is not empty
         owner[np.asarray(sources[name], dtype=np.int64)] = code  # type: ignore[index]
     per_group = max(1, int((budget // 2) // max(1, d * d * 8)))
     groups = [
@@ -168,6 +169,7 @@ def stream_vendi(
                     grams[int(code)] += sub.T @ sub
             tick()
         for code, gram in grams.items():
+            # mypy, on the next line: sources is not None when names is not empty
             positions = np.asarray(sources[names[code]])  # type: ignore[index]
             part = vendi.VendiDecomposition.from_gram(gram, len(positions)).score(order)
             if weights is not None:
@@ -178,6 +180,7 @@ def stream_vendi(
 
         score = stored_score(project, info, q=order, normalize=metric.normalize, budget=budget)
         equal_n.add_to_breakdown(breakdown, lambda source, m: equal_n.at_size_with(
+            # mypy, on the next line: sources is not None when names is not empty
             score, sources[source], m, quality=weights,  # type: ignore[index]
             check_cancel=cancel.raise_if_cancelled,
         ))  # fmt: skip

@@ -10,7 +10,10 @@ from vendiscope.core.base.errors import ProjectError, VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
 from vendiscope.core.neighbors.index import normalized
-from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
+from vendiscope.core.neighbors.options import (
+    DEFAULT_NEAR_DUPLICATE_K,
+    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
+)
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import SubsetInfo
 from vendiscope.core.store.project import Project
@@ -103,7 +106,7 @@ def find_near_duplicates(
     vector_set: str | None = None,
     *,
     threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-    k: int = 20,
+    k: int = DEFAULT_NEAR_DUPLICATE_K,
     save: bool = True,
     overwrite: bool = False,
     index: str = "auto",

@@ -34,3 +34,6 @@ says otherwise: the near-duplicates job (``vendiscope near-dups``, the Python AP
 dialog) and the selection's de-duplication read it here. Calibrated on real templated text
 with the bundled sentence encoder: ``tests/benchmarks/bench_near_dup_threshold.py`` (the
 table is in ``docs/benchmarks.md``)."""
+DEFAULT_NEAR_DUPLICATE_K = 20
+"""The nearest neighbours examined per record when looking for its near-duplicates (the
+job's ``k``, ``--k`` of ``vendiscope near-dups``)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-API_VERSION = "1.5"
+API_VERSION = "1.6"
 """1.1 added VectorSource and StreamingSelector (selection on sets larger than memory); 1.2
 added ``View.needs_target`` and ``FromProject`` (parameters naming a subset or vector set);
 1.3 added ``ViewData`` (``data["view_data"]``, read-only view data: views no longer need the
@@ -19,7 +19,9 @@ project, whose ``data["project"]`` is deprecated and goes in 2.0), ``view_data``
 ``Generator``/``Generation`` (the ``generator`` kind: LLMs that write new examples) and
 ``Message``; 1.5 added trainers: ``Trainer`` (the ``trainer`` kind: fine-tune a small model on
 a subset and score it on a target set), ``Evaluation``, ``TrainingOutcome``, ``TrainingCost``
-and the answer helpers ``final_answer`` and ``same_answer``."""
+and the answer helpers ``final_answer`` and ``same_answer``; 1.6 added the algorithms and
+toolkits the built-in plugins are made of (selection algorithms, the Vendi math, the proxy
+model and per-example gradients, the shared study and synthesis charts), loaded on first use."""
 ENTRY_POINT_GROUP = "vendiscope.plugins"
 KINDS = (
     "importer",

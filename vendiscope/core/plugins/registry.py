@@ -239,7 +239,11 @@ class PluginRegistry(PluginDiscovery):
         except ValueError as exc:
             contribution = self.get(kind, name)
             raise PluginRuntimeError(
-                f"{kind} '{name}': {exc}", kind=kind, name=name, plugin=contribution.plugin
+                f"{kind} '{name}': {exc}",
+                kind=kind,
+                name=name,
+                plugin=contribution.plugin,
+                reason=str(exc),
             ) from exc
         except Exception as exc:
             raise self._run_failed(self.get(kind, name), exc, action) from exc

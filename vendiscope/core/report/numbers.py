@@ -20,6 +20,7 @@ from typing import Any
 from vendiscope import __version__
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.io.sampling import sample_origin
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 from vendiscope.core.store.project import Project
 from vendiscope.core.views import data as viewdata
 
@@ -37,7 +38,7 @@ def audit_numbers(
     dataset: str,
     *,
     target: str | None = None,
-    radius: float = 0.8,
+    radius: float = DEFAULT_MIN_SIMILARITY,
     target_vector_set: str | None = None,
     vector_set: str | None = None,
     listed_sparse: int = LISTED_SPARSE,

@@ -1,4 +1,7 @@
-"""Validation shared by the selection algorithms: ``k``, ``vectors``, ``quality``, ``seed``.
+"""Validation shared by the selection algorithms: ``vectors``, ``quality``, ``seed``.
+
+The budget ``k`` has its own rule, shared with the selection job:
+:func:`vendiscope.core.selection.budget.check_budget`.
 
 Every message names the parameter (or the first bad row) at fault, so a user can fix the
 input without reading the code. Nothing here copies or modifies the caller's arrays.
@@ -49,17 +52,6 @@ def check_vectors(vectors: object, *, nonzero: bool = True) -> tuple[np.ndarray,
             "undefined for it); drop it first"
         )
     return matrix, squares
-
-
-def check_k(k: object, n: int) -> int:
-    """``k`` as an int with ``1 <= k <= n``."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"k must be a whole number of rows to select; got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1; got {k}")
-    if k > n:
-        raise ValueError(f"k={k} is larger than the number of rows ({n})")
-    return int(k)
 
 
 def check_seed(seed: object) -> int:

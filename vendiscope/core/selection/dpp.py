@@ -24,9 +24,10 @@ import numpy as np
 
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection
-from vendiscope.core.selection._checks import check_k, check_quality, check_vectors
+from vendiscope.core.selection._checks import check_quality, check_vectors
 from vendiscope.core.selection._result import job, selection
 from vendiscope.core.selection._rows import Rows
+from vendiscope.core.selection.budget import check_budget
 
 _NOISE = 200.0
 """A conditional variance below ``_NOISE * eps * max L_ii`` is rounding noise (no room left)."""
@@ -69,7 +70,7 @@ def greedy_dpp(
         raise ValueError(f"ridge must be a finite number >= 0; got {ridge!r}")
     matrix, squares = check_vectors(vectors)
     n, d = matrix.shape
-    k = check_k(k, n)
+    k = check_budget(k, n)
     weights = check_quality(quality, n, k)
     q = np.ones(n) if weights is None else weights
     rows = Rows(matrix, squares, normalize=True)

@@ -10,8 +10,9 @@ import numpy as np
 
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection
-from vendiscope.core.selection._checks import check_k, check_quality, check_vectors
+from vendiscope.core.selection._checks import check_quality, check_vectors
 from vendiscope.core.selection._result import job, selection
+from vendiscope.core.selection.budget import check_budget
 from vendiscope.core.selection.knn_graph import KnnGraph, knn_graph
 
 
@@ -71,7 +72,7 @@ def facility_location(
     progress, cancel = job(progress, cancel)
     matrix, _ = check_vectors(vectors)
     n = matrix.shape[0]
-    k = check_k(k, n)
+    k = check_budget(k, n)
     weights = check_quality(quality, n, k)
     if graph is None:
         graph = knn_graph(

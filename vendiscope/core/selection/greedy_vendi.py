@@ -36,7 +36,6 @@ import numpy as np
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection
 from vendiscope.core.selection._checks import (
-    check_k,
     check_positive_int,
     check_quality,
     check_seed,
@@ -45,6 +44,7 @@ from vendiscope.core.selection._checks import (
 from vendiscope.core.selection._result import job, selection
 from vendiscope.core.selection._rows import Rows
 from vendiscope.core.selection._vendi_state import VendiSet
+from vendiscope.core.selection.budget import check_budget
 
 BATCH = 128
 """Candidates scored together (one matrix product)."""
@@ -56,11 +56,12 @@ SHORTLIST = 128
 def _check_order(q: object) -> int:
     if isinstance(q, bool) or q not in (1, 2):
         raise ValueError(f"q must be 1 (Shannon Vendi) or 2; got {q!r}")
-    return int(q)  # type: ignore[call-overload]
+    return int(q)
 
 
 def _check_epsilon(epsilon: object) -> float:
     try:
+        # mypy, on the next line: checked: float() of any object, ValueError caught
         value = float(epsilon)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise ValueError(f"epsilon must be a number between 0 and 1; got {epsilon!r}") from None
@@ -134,7 +135,7 @@ def greedy_vendi(
     exhaustive_below = check_positive_int("exhaustive_below", exhaustive_below, minimum=0)
     matrix, squares = check_vectors(vectors)
     n, d = matrix.shape
-    k = check_k(k, n)
+    k = check_budget(k, n)
     weights = check_quality(quality, n, k)
     rng = np.random.default_rng(check_seed(seed))
     rows = Rows(matrix, squares, normalize=True)

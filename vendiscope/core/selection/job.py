@@ -24,7 +24,6 @@ from vendiscope.core.plugins.interfaces import VectorSource
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.selection.job_checks import (
     _candidates,  # noqa: F401 - re-exported
-    _check_budget,
     _check_streamable,
     _load_checked,
     _near_duplicates,  # noqa: F401 - re-exported
@@ -40,6 +39,8 @@ from vendiscope.core.selection.job_curves import (
     _latest,  # noqa: F401 - re-exported
     _rounded,  # noqa: F401 - re-exported
 )
+from vendiscope.core.selection.run_result import SelectionCurve, SelectionResult
+from vendiscope.core.selection.runner import run_selector
 from vendiscope.core.store import subsets
 from vendiscope.core.store.models import SubsetInfo
 from vendiscope.core.store.project import Project
@@ -72,24 +73,19 @@ class SelectionReport:
     computed_on: str = ""
     """The vectors it chose on, as :func:`vendiscope.core.vectors.resolve.describe` says."""
 
+    @property
+    def result(self) -> SelectionResult:
+        """What the run recorded, typed (stored as its ``to_json()``)."""
+        return SelectionResult(
+            self.dataset, self.method, self.k, self.vector_set, self.n_candidates,
+            self.excluded, self.objective_name, self.objective, self.subset.name, self.run_id,
+            round(self.seconds, 3), SelectionCurve.from_json(self.curve), self.details,
+            self.computed_on,
+        )  # fmt: skip
+
     def summary(self) -> dict[str, Any]:
-        final = {name: values[-1] for name, values in self.curve["vendi"].items()}
-        baseline = {name: values[-1] for name, values in self.curve["random"].items()}
-        return {
-            "dataset": self.dataset,
-            "method": self.method,
-            "k": self.k,
-            "vector_set": self.vector_set,
-            "computed_on": self.computed_on,
-            "candidates": self.n_candidates,
-            "excluded": self.excluded,
-            "objective": {"name": self.objective_name, "value": self.objective},
-            "vendi": final,
-            "random_vendi": baseline,
-            "subset": self.subset.name,
-            "run_id": self.run_id,
-            "seconds": round(self.seconds, 3),
-        }
+        """The headline numbers (:meth:`SelectionResult.summary`)."""
+        return self.result.summary()
 
 
 def resolve_selection_set(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
@@ -121,7 +117,9 @@ def select_dataset(
     method
         A selector plugin name (``greedy-vendi``, ``facility-location``, ``random``, ...).
     k
-        The budget: how many records to choose (``1 <= k <=`` candidates).
+        The budget: how many records to choose, a whole number from 1 to the candidates
+        (checked by :func:`vendiscope.core.selection.budget.check_budget`, once the
+        exclusions are known and again after ``dedupe``; a ``BudgetError`` otherwise).
     vector_set
         The features to select on; default the latest gradient set (G-Vendi), else the
         latest embedding set.
@@ -144,7 +142,6 @@ def select_dataset(
     cancel = cancel or CancelToken()
     params = dict(params or {})
     registry = registry or default_registry()
-    _check_budget(k)
     selector = registry.create("selector", method, **params)
     target = resolve_selection_set(project, dataset, vector_set)
     plan = _plan(project, dataset, method, k, target, quality, exclude, dedupe, name, overwrite)
@@ -155,7 +152,8 @@ def select_dataset(
     else:
         matrix = _load_checked(project, dataset, plan.target)
     if dedupe is not None:
-        plan = _without_near_duplicates(project, dataset, plan, k, dedupe, progress, cancel)
+        plan = _without_near_duplicates(project, dataset, plan, dedupe, progress, cancel)
+    k = plan.k  # a plain int, checked against the candidates
     seed = params.get("seed", getattr(selector, "seed", 0))
     run_params = {
         "method": method,
@@ -181,7 +179,7 @@ def select_dataset(
         cancel=cancel,
         started=started,
     ) as run:
-        chosen = _run_selector(registry, selector, method, matrix, plan, k, progress, cancel)
+        chosen = _run_selector(registry, selector, method, matrix, plan, progress, cancel)
         positions = plan.candidates[chosen.indices]
         del matrix
         curve = _curves(project, dataset, plan, positions, chosen, seed, progress, cancel)
@@ -199,7 +197,7 @@ def select_dataset(
             float(chosen.details.get("objective", float("nan"))), curve, subset, run.id,
             seconds, details, resolve.describe(plan.target, run.id),
         )  # fmt: skip
-        run.finish({**report.summary(), "curve": curve, "details": details}, seconds=seconds)
+        run.finish(report.result, seconds=seconds)
     return report
 
 
@@ -209,31 +207,22 @@ def _run_selector(
     method: str,
     matrix: Any,
     plan: _Plan,
-    k: int,
     progress: Progress,
     cancel: CancelToken,
 ) -> Any:
-    """Run the selector plugin; its failures and malformed results are reported by name.
+    """:func:`.runner.run_selector` on the plan's candidates.
 
     ``matrix`` is the loaded set, or a :class:`VectorSource` for a set larger than memory
     (then every record is a candidate).
     """
-    import numpy as np
-
     weights = None if plan.quality is None else plan.quality[plan.candidates]
-    with registry.running("selector", method, "select"):
-        if isinstance(matrix, VectorSource):
-            chosen = selector.select_streamed(matrix, k, quality=weights, progress=progress,
-                                              cancel=cancel)  # fmt: skip
-            n_rows = matrix.n
-        else:
-            everything = len(plan.candidates) == len(matrix)
-            rows = matrix if everything else matrix[plan.candidates]
-            chosen = selector.select(rows, k, quality=weights, progress=progress, cancel=cancel)
-            n_rows = len(rows)
-    registry.check_result("selector", method, chosen, rows=n_rows, k=k)
-    chosen.indices = np.asarray(chosen.indices).astype(np.int64)
-    return chosen
+    if isinstance(matrix, VectorSource) or len(plan.candidates) == len(matrix):
+        rows = matrix
+    else:
+        rows = matrix[plan.candidates]
+    return run_selector(
+        registry, method, selector, rows, plan.k, quality=weights, progress=progress, cancel=cancel
+    )
 
 
 def _gains(chosen: Any, k: int) -> list[float]:

@@ -1,6 +1,7 @@
 """What the selection job checks before any work starts, and the plan it then carries out.
 
-The budget, the subset name, exclusions and near-duplicates (the candidates left), quality
+The budget (against the candidates left after exclusions and near-duplicates, by the one
+rule of :func:`vendiscope.core.selection.budget.check_budget`), the subset name, quality
 weights, finite vectors, and whether a set larger than memory can be streamed: every check
 of the user's input is made here, by :func:`vendiscope.core.selection.job.select_dataset`,
 before it records a run.
@@ -9,7 +10,7 @@ before it records a run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
@@ -18,6 +19,7 @@ from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.metrics.streaming import ENV_BUDGET, memory_budget, set_bytes
 from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
 from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.selection.budget import check_budget
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.vectors import VectorSetInfo
@@ -33,23 +35,18 @@ class _Plan:
     target: VectorSetInfo
     candidates: np.ndarray
     excluded: int
+    k: int
+    """The budget, checked against the candidates: a plain ``int`` from here on."""
     quality: np.ndarray | None
     """One weight per record of the dataset (not per candidate), or None."""
     name: str
-
-
-def _check_budget(k: object) -> None:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ProjectError(f"k must be a whole number of records; got {k!r}")
-    if k < 1:
-        raise ProjectError(f"k must be at least 1; got {k}")
 
 
 def _plan(
     project: Project,
     dataset: str,
     method: str,
-    k: int,
+    k: object,
     target: VectorSetInfo,
     quality: str | None,
     exclude: Sequence[str],
@@ -60,39 +57,33 @@ def _plan(
     import numpy as np
 
     info = project.dataset(dataset)
-    if k > info.row_count:
-        raise ProjectError(f"k = {k} is larger than dataset '{dataset}' ({info.row_count} records)")
     if dedupe is not None and not 0.0 < dedupe <= 1.0:
         raise ProjectError(f"dedupe must be a cosine similarity in (0, 1]; got {dedupe}")
-    subset_name = _subset_name(project, dataset, method, k, name, overwrite)
     excluded = np.zeros(info.row_count, dtype=bool)
     for subset in exclude:
         excluded[subsets.members(project, dataset, subset).positions] = True
     weights = quality_weights(project, dataset, quality) if quality is not None else None
-    return _candidates(target, excluded, weights, k, subset_name)
+    plan = _candidates(target, excluded, weights, k, "")
+    return replace(plan, name=_subset_name(project, dataset, method, plan.k, name, overwrite))
 
 
 def _candidates(
-    target: VectorSetInfo, excluded: np.ndarray, weights: np.ndarray | None, k: int, name: str
+    target: VectorSetInfo, excluded: np.ndarray, weights: np.ndarray | None, k: object, name: str
 ) -> _Plan:
+    """The rows left as candidates; ``k`` checked against them (the one place it is)."""
     import numpy as np
 
     candidates = np.flatnonzero(~excluded)
-    if k > len(candidates):
-        raise ProjectError(
-            f"k = {k} is larger than the {len(candidates)} candidates left after leaving "
-            f"out {int(excluded.sum())} excluded records"
-        )
+    budget = check_budget(k, len(candidates), left_out=int(excluded.sum()))
     if weights is not None and not (weights[candidates] > 0).any():
         raise ProjectError("quality: every candidate has weight 0")
-    return _Plan(target, candidates, int(excluded.sum()), weights, name)
+    return _Plan(target, candidates, int(excluded.sum()), budget, weights, name)
 
 
 def _without_near_duplicates(
     project: Project,
     dataset: str,
     plan: _Plan,
-    k: int,
     threshold: float,
     progress: Progress,
     cancel: CancelToken,
@@ -102,7 +93,7 @@ def _without_near_duplicates(
     excluded = np.ones(plan.target.n_rows, dtype=bool)
     excluded[plan.candidates] = False
     excluded[_near_duplicates(project, dataset, plan.target, threshold, progress, cancel)] = True
-    return _candidates(plan.target, excluded, plan.quality, k, plan.name)
+    return _candidates(plan.target, excluded, plan.quality, plan.k, plan.name)
 
 
 def default_subset_name(method: str, k: int) -> str:

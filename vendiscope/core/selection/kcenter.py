@@ -10,13 +10,13 @@ from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection, VectorSource
 from vendiscope.core.selection._checks import (
     check_choice,
-    check_k,
     check_quality,
     check_seed,
     check_vectors,
 )
 from vendiscope.core.selection._result import job, selection
 from vendiscope.core.selection._rows import Rows
+from vendiscope.core.selection.budget import check_budget
 from vendiscope.core.selection.random_choice import weighted_order
 
 METRICS = ("cosine", "euclidean")
@@ -95,7 +95,7 @@ def traverse(
 ) -> Selection:
     """The farthest-point traversal over ``rows`` (a :class:`Rows` or a streamed one)."""
     n = rows.n
-    k = check_k(k, n)
+    k = check_budget(k, n)
     weights = check_quality(quality, n, k)
     rng = np.random.default_rng(check_seed(seed))
 

@@ -64,6 +64,7 @@ def knn_graph(
     """
     progress, cancel = job(progress, cancel)
     n_neighbors = check_positive_int("n_neighbors", n_neighbors)
+    # mypy, on the next line: check_choice returns str; index is the Literal
     index = check_choice("index", index, KINDS)  # type: ignore[assignment]
     matrix, _ = check_vectors(vectors)
     n = matrix.shape[0]

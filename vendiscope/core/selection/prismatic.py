@@ -11,13 +11,13 @@ from vendiscope.core.gaps.clustering import Clustering, default_k, spherical_kme
 from vendiscope.core.plugins.interfaces import Selection
 from vendiscope.core.selection._checks import (
     check_choice,
-    check_k,
     check_positive_int,
     check_quality,
     check_seed,
     check_vectors,
 )
 from vendiscope.core.selection._result import job, selection
+from vendiscope.core.selection.budget import check_budget
 from vendiscope.core.selection.random_choice import weighted_order
 
 MODES = ("hard", "soft")
@@ -58,10 +58,11 @@ def prismatic(
     clustering step; ``seed`` seeds both k-means and the draws.
     """
     progress, cancel = job(progress, cancel)
+    # mypy, on the next line: check_choice returns str; mode is the Literal
     mode = check_choice("mode", mode, MODES)  # type: ignore[assignment]
     matrix, _ = check_vectors(vectors)
     n = matrix.shape[0]
-    k = check_k(k, n)
+    k = check_budget(k, n)
     weights = check_quality(quality, n, k)
     seed = check_seed(seed)
     if clustering is None:

@@ -6,8 +6,9 @@ import numpy as np
 
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.plugins.interfaces import Selection
-from vendiscope.core.selection._checks import check_k, check_quality, check_seed, check_vectors
+from vendiscope.core.selection._checks import check_quality, check_seed, check_vectors
 from vendiscope.core.selection._result import job, selection
+from vendiscope.core.selection.budget import check_budget
 
 
 def weighted_order(weights: np.ndarray, rng: np.random.Generator, count: int) -> np.ndarray:
@@ -48,7 +49,7 @@ def random_selection(
     progress, cancel = job(progress, cancel)
     matrix, _ = check_vectors(vectors, nonzero=False)
     n = matrix.shape[0]
-    k = check_k(k, n)
+    k = check_budget(k, n)
     weights = check_quality(quality, n, k)
     rng = np.random.default_rng(check_seed(seed))
     progress.start("random selection", total=k, unit="rows")

@@ -100,13 +100,13 @@ class _PatientConnection(sqlite3.Connection):
     read_only: str | None = None
     """Why this project can only be read here (:mod:`vendiscope.core.store.access`)."""
 
-    def cursor(self, factory: Any = None) -> Any:  # type: ignore[override]
+    def cursor(self, factory: Any = None) -> Any:
         return super().cursor(factory or _PatientCursor)
 
-    def execute(self, sql: str, parameters: Any = (), /) -> Any:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
         return self.cursor().execute(sql, parameters)
 
-    def executemany(self, sql: str, parameters: Any, /) -> Any:  # type: ignore[override]
+    def executemany(self, sql: str, parameters: Any, /) -> Any:
         return self.cursor().executemany(sql, parameters)
 
     def commit(self) -> None:

@@ -101,6 +101,7 @@ def _condition_mask(project: Project, dataset: str, condition: ScoreCondition) -
             "columns; a condition needs a one-column score set (e.g. scores/run-N)"
         )
     column = vectors.load(project, dataset, found.name)[:, 0]
+    # mypy, on the next line: numpy comparison returns an array of bool
     return _OPERATORS[condition.op](column, condition.value)  # type: ignore[return-value]
 
 

@@ -31,7 +31,7 @@ _started = False
 _listeners: list[Listener] = []
 
 
-class OpenRuns(dict):  # type: ignore[type-arg]
+class OpenRuns(dict):  # type: ignore[type-arg]  # a plain dict subclass, keys and values vary
     """The runs a watched process has open, ``{(location, run id): what}``, from its events."""
 
     def note(self, message: dict[str, Any]) -> None:

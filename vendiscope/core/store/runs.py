@@ -6,7 +6,7 @@ import contextlib
 import time
 from collections.abc import Callable, Collection, Iterator
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from vendiscope.core.base.versions import library_versions
 from vendiscope.core.store import run_watch
@@ -130,6 +130,15 @@ def fail_run(
     )
 
 
+@runtime_checkable
+class RunResult(Protocol):
+    """A typed run result (e.g. :class:`vendiscope.core.selection.run_result.SelectionResult`):
+    the run stores its ``to_json()`` (a dict with a ``"schema"`` version), and readers rebuild
+    it with the class's ``from_json``."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 class RecordedRun:
     """A run in progress (from :func:`recorded_run`): its id, and how it will be closed."""
 
@@ -142,7 +151,7 @@ class RecordedRun:
 
     def finish(
         self,
-        result: dict[str, Any] | None = None,
+        result: dict[str, Any] | RunResult | None = None,
         *,
         status: str = "complete",
         seconds: float | None = None,
@@ -150,8 +159,11 @@ class RecordedRun:
         """Close the run with ``result`` when the block ends (default: ``complete``, no result).
 
         Its duration is taken now (or is ``seconds``, the one a report already states), so
-        the run's timing and the job's own report agree.
+        the run's timing and the job's own report agree. A typed ``result`` (a
+        :class:`RunResult`) is stored as its ``to_json()``.
         """
+        if isinstance(result, RunResult):
+            result = result.to_json()
         self.result, self.status = result, status
         self.finished_seconds = self.seconds if seconds is None else seconds
 

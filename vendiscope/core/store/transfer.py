@@ -41,7 +41,7 @@ from vendiscope.core.store.schema import (
 )
 
 TABLES: tuple[Table, ...] = tuple(
-    model.__table__  # type: ignore[misc]
+    model.__table__  # type: ignore[misc]  # SQLAlchemy declares __table__ as FromClause
     for model in (Dataset, Run, Record, VectorSet, VectorChunk, Subset, SubsetMember)
 )
 """Every project table, parents before children."""

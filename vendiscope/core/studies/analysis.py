@@ -50,7 +50,7 @@ def _clean(value: Any) -> Any:
 class _Json:
     def to_json(self) -> dict[str, Any]:
         """The fields as plain JSON values (NaN becomes ``None``)."""
-        return _clean(asdict(self))  # type: ignore[call-overload]
+        return _clean(asdict(self))  # type: ignore[call-overload]  # asdict() of a dataclass mixin
 
 
 @dataclass(frozen=True)

@@ -194,7 +194,10 @@ def _selector(
     progress: Progress,
     cancel: CancelToken,
 ) -> Callable[[str, int, int], list[int]]:
-    """``(selector, k, seed) -> positions``: a selector plugin run on the pool's gradients."""
+    """``(selector, k, seed) -> positions``: a selector plugin run on the pool's gradients
+    (:func:`vendiscope.core.selection.runner.run_selector`, as the selection job runs it;
+    ``k`` is the plan's subset size, which :func:`.plan.make_plan` checks)."""
+    from vendiscope.core.selection.runner import run_selector
     from vendiscope.core.store import vectors
     from vendiscope.core.vectors import resolve
 
@@ -208,10 +211,9 @@ def _selector(
         allowed = np.setdiff1d(np.arange(len(rows)), np.asarray(exclude, dtype=np.int64))
         takes_seed = any(p.name == "seed" for p in registry.describe("selector", name))
         selector = registry.create("selector", name, **({"seed": seed} if takes_seed else {}))
-        with registry.running("selector", name, "select"):
-            chosen = selector.select(rows[allowed], k, progress=progress, cancel=cancel)
-        registry.check_result("selector", name, chosen, rows=len(allowed), k=k)
-        return [int(allowed[i]) for i in np.asarray(chosen.indices)]
+        chosen = run_selector(registry, name, selector, rows[allowed], k, progress=progress,
+                              cancel=cancel)  # fmt: skip
+        return [int(allowed[i]) for i in chosen.indices]
 
     return select
 

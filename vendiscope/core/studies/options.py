@@ -63,11 +63,11 @@ class StudyOptions:
     """
 
     size: int
-    random: int = 20
+    random: int = PlanSpec.random  # the plan's defaults are the plan's own
     selectors: tuple[str, ...] = ()
-    selector_draws: int = 1
-    sources: int = 0
-    duplicates: int = 0
+    selector_draws: int = PlanSpec.selector_draws
+    sources: int = PlanSpec.sources
+    duplicates: int = PlanSpec.duplicates
     existing: tuple[str, ...] = ()
     seeds: int = 3
     trainer: str = DEFAULT_TRAINER

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.core.neighbors.index import _faiss, normalized
+from vendiscope.core.neighbors.faiss_setup import _faiss
+from vendiscope.core.neighbors.index import normalized
 
 EXACT = "exact duplicate"
 NEAR = "near duplicate"
@@ -24,7 +25,7 @@ class DuplicateGuard:
         self._index = _faiss().IndexFlatIP(dim)
 
     def add_hashes(self, hashes: object) -> None:
-        self.hashes.update(hashes)  # type: ignore[arg-type]
+        self.hashes.update(hashes)  # type: ignore[arg-type]  # hashes: any iterable of str
 
     def add_rows(self, rows: np.ndarray) -> None:
         if len(rows):

@@ -321,13 +321,14 @@ class Rounds:
                 duplicates += 1
                 continue
             self.guard.add_rows(row.reshape(1, -1))
+            # mypy, on the next line: the state is built before the first round
             cluster, _ = p.state.assign(row.reshape(1, -1))  # type: ignore[union-attr]
             if p.accepted + len(accepted) >= options.budget:
                 decision = filters.Decision(False, BUDGET_REACHED, int(cluster[0]), None)
             else:
                 decision = filters.decide(
                     options.filter, p.state, row.reshape(1, -1), threshold=self.threshold
-                )[0]  # type: ignore[arg-type]
+                )[0]  # type: ignore[arg-type]  # the state is built before the first round
             provenance = {
                 "run": self.run_id,
                 "round": number,
@@ -411,6 +412,7 @@ class Rounds:
             "reasons": dict(reasons.most_common()),
             "accepted_total": total,
             "generated_total": len(stream_rows),
+            # mypy, on the next line: the state is built before the first round
             "gvendi": p.state.vendi(),  # type: ignore[union-attr]
             "baseline": self._with_pool(stream_rows[:total]) if len(stream_rows) >= total else None,
             "reclustered": reclustered,

@@ -19,11 +19,11 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.vectors import VectorSetInfo
+from vendiscope.core.vectors.missing import MissingVectors
 
 PREFERENCE: tuple[str, ...] = ("gradient", "embedding", "feature")
 """Kinds of feature vectors, most preferred first."""
 
-COMMAND_FOR_KIND = {"gradient": "vendiscope gradients", "embedding": "vendiscope embed"}
 ANY_KIND: tuple[str, ...] = ()
 """``named=ANY_KIND``: a set named by the user is taken whatever it holds."""
 
@@ -54,9 +54,9 @@ def resolve(
 ) -> VectorSetInfo:
     """The complete set ``name``, or the best of :func:`feature_sets`.
 
-    A ProjectError says what is missing (and which command makes it); a named set that is
-    incomplete, of another kind, or too narrow is refused with its reason. ``named`` are
-    the kinds a named set may hold (default ``kinds``; :data:`ANY_KIND`: any).
+    A :class:`MissingVectors` says what is missing (and which command makes it); a named set
+    that is incomplete, of another kind, or too narrow is refused with its reason. ``named``
+    are the kinds a named set may hold (default ``kinds``; :data:`ANY_KIND`: any).
     """
     if name is not None:
         found = vectors.complete_set(project, dataset, name)
@@ -73,16 +73,12 @@ def resolve(
     candidates = feature_sets(project, dataset, kinds, min_dim=min_dim)
     if candidates:
         return candidates[0]
-    raise ProjectError(missing_message(dataset, kinds))
+    raise MissingVectors(dataset, _ordered(kinds))
 
 
 def missing_message(dataset: str, kinds: Sequence[str] = PREFERENCE) -> str:
     """``dataset 'x' has no complete gradient or embedding vector set; run ... first``."""
-    ordered = [k for k in _ordered(kinds) if k != "feature" or len(kinds) == 1]
-    commands = [f"`{COMMAND_FOR_KIND[k]}`" for k in ordered if k in COMMAND_FOR_KIND]
-    what = " or ".join(ordered)
-    hint = f"; run {' or '.join(commands)} first" if commands else ""
-    return f"dataset '{dataset}' has no complete {what} vector set{hint}"
+    return str(MissingVectors(dataset, _ordered(kinds)))
 
 
 def describe(vector_set: VectorSetInfo, run_id: int | None = None) -> str:

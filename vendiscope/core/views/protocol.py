@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 from vendiscope.core.views.constants import (
     MAX_CONTRIBUTION_SOURCES,
     METRIC_TITLES,
@@ -152,7 +153,7 @@ class ViewData(Protocol):
         self,
         target: str | None = None,
         *,
-        radius: float = 0.8,
+        radius: float = DEFAULT_MIN_SIMILARITY,
         vector_set: str | None = None,
         target_vector_set: str | None = None,
         train_subset: str | None = None,

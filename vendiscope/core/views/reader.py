@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 from vendiscope.core.store import vectors
 from vendiscope.core.views import records, runs, tables
 from vendiscope.core.views.constants import TEXT_WIDTH
@@ -146,7 +147,7 @@ class ProjectViewData:
         self,
         target: str | None = None,
         *,
-        radius: float = 0.8,
+        radius: float = DEFAULT_MIN_SIMILARITY,
         vector_set: str | None = None,
         target_vector_set: str | None = None,
         train_subset: str | None = None,
@@ -163,7 +164,7 @@ class ProjectViewData:
         )  # fmt: skip
 
 
-class ViewInput(dict):  # type: ignore[type-arg]
+class ViewInput(dict[str, Any]):
     """The ``data`` a view's ``build`` receives, for one dataset of a project.
 
     ``data["view_data"]`` is a :class:`ProjectViewData` (API 1.3): what views read. Besides
@@ -223,10 +224,10 @@ class ViewInput(dict):  # type: ignore[type-arg]
     def __iter__(self) -> Any:  # not dict's own: copies ({**data}, dict(data)) go through [] too
         return iter(list(dict.keys(self)))
 
-    def items(self) -> Any:  # type: ignore[override]
+    def items(self) -> Any:
         return [(key, self[key]) for key in dict.keys(self)]
 
-    def values(self) -> Any:  # type: ignore[override]
+    def values(self) -> Any:
         return [self[key] for key in dict.keys(self)]
 
     def copy(self) -> dict[str, Any]:

@@ -207,6 +207,7 @@ def _fit(figure: Figure, axes: Axes) -> None:
         title.set_text("\n".join(textwrap.wrap(title.get_text().replace("\n", " "), columns)[:3]))
     legend = axes.get_legend()
     if legend is not None:
+        # mypy, on the next line: our own attribute on a matplotlib Legend
         handles, labels, outside, kwargs = legend.vendiscope_args  # type: ignore[attr-defined]
         extent = legend.get_window_extent()
         if not outside and not _inside(extent, axes.bbox):
@@ -283,6 +284,7 @@ def _place_legend(axes: Axes, handles: list[Any], labels: list[str], *, outside:
         else {"loc": "best"}
     )
     legend = axes.legend(handles, labels, ncols=columns, **where, **kwargs)
+    # mypy, on the next line: our own attribute on a matplotlib Legend
     legend.vendiscope_args = (handles, labels, outside, kwargs)  # type: ignore[attr-defined]
 
 

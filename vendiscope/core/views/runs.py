@@ -11,10 +11,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.selection.run_result import SelectionResult
 from vendiscope.core.store import vectors
 from vendiscope.core.store.models import RunInfo
 from vendiscope.core.views.constants import METRIC_TITLES, VENDI_METRICS
-from vendiscope.core.views.missing import NotComputed, command
+from vendiscope.core.views.missing import Command, NotComputed, command
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,7 +80,7 @@ def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dic
     """
     run = score_run(project, dataset, metric)
     if run is None:
-        raise NotComputed(METRIC_TITLES[metric], missing_score_command(project, dataset, metric))
+        raise NotComputed(METRIC_TITLES[metric], missing_score_commands(project, dataset, metric))
     result = run.result or {}
     details = result.get("details") or {}
     value = float(result["value"])
@@ -129,17 +130,17 @@ def resolution_advice(project: Project, dataset: str) -> str:
     return advice(resolution_checks(project, dataset))
 
 
-def missing_score_command(project: Project, dataset: str, metric: str) -> str:
-    """What to run for a missing G-Vendi / embedding-Vendi score."""
+def missing_score_commands(project: Project, dataset: str, metric: str) -> tuple[Command, ...]:
+    """What to run for a missing G-Vendi / embedding-Vendi score: the score, after the
+    vectors it is measured on when the dataset has none."""
     from vendiscope.core.vectors.resolve import feature_sets
 
     kind = VENDI_METRICS[metric]
     extra = ["--metric", "vendi"] if metric == "vendi" else []
     score = command(project, "score", dataset, *extra)
     if feature_sets(project, dataset, (kind,)):
-        return score
-    first = command(project, "gradients" if kind == "gradient" else "embed", dataset)
-    return f"{first}` then `{score}"
+        return (score,)
+    return command(project, "gradients" if kind == "gradient" else "embed", dataset), score
 
 
 def per_record_score_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
@@ -221,27 +222,37 @@ def cluster_labels(project: Project, dataset: str, run: RunInfo) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- selections
+def selection_results(project: Project, dataset: str) -> list[SelectionResult]:
+    """Every complete selection run's result, oldest first, read back typed by
+    :meth:`SelectionResult.from_json` (older results migrate; a missing field is refused by
+    name, never read as 0)."""
+    return [
+        SelectionResult.from_json(run.result)
+        for run in complete_runs(project, dataset, "selection")
+    ]
+
+
 def selection_runs(project: Project, dataset: str) -> list[dict[str, Any]]:
-    """Every complete selection run, oldest first: method, k, subset, final Vendi per vector
-    set (and of a random order of as many candidates), objective and curves."""
+    """Every complete selection run, oldest first, as plain data (the views' form of
+    :func:`selection_results`): method, k, subset, final Vendi per vector set (and of a
+    random order of as many candidates), objective and curves."""
     existing = {s.name for s in project.subsets(dataset)}
     out = []
-    for run in complete_runs(project, dataset, "selection"):
-        result = run.result or {}
-        curve = result.get("curve") or {}
+    for result in selection_results(project, dataset):
+        curve = result.curve.to_json()
         out.append({
-            "run_id": run.id,
-            "method": result.get("method", run.plugin.removeprefix("selector:")),
-            "k": result.get("k"),
-            "candidates": result.get("candidates"),
-            "vector_set": result.get("vector_set"),
-            "subset": result.get("subset"),
-            "subset_exists": result.get("subset") in existing,
-            "objective": result.get("objective"),
-            "vendi": result.get("vendi") or {},
-            "random_vendi": result.get("random_vendi") or {},
+            "run_id": result.run_id,
+            "method": result.method,
+            "k": result.k,
+            "candidates": result.n_candidates,
+            "vector_set": result.vector_set,
+            "subset": result.subset,
+            "subset_exists": result.subset in existing,
+            "objective": {"name": result.objective_name, "value": result.objective},
+            "vendi": result.vendi,
+            "random_vendi": result.random_vendi,
             "curve": curve,
-            "kinds": curve.get("kinds") or {},
+            "kinds": curve["kinds"],
         })  # fmt: skip
     return out
 
@@ -307,13 +318,14 @@ __all__ = [
     "complete_runs",
     "latest_run",
     "latest_selection_subset",
-    "missing_score_command",
+    "missing_score_commands",
     "near_duplicate_summary",
     "per_record_score_runs",
     "resolution_advice",
     "resolution_checks",
     "score_run",
     "score_summary",
+    "selection_results",
     "selection_runs",
     "study_runs",
     "synthesis_runs",

@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 from vendiscope.core.store import vectors
 from vendiscope.core.store.reads import record_sources
 from vendiscope.core.views.constants import MAX_CONTRIBUTION_SOURCES, NO_SOURCE, VENDI_METRICS
@@ -84,6 +85,7 @@ def source_table(
         "records": total,
         "sources": rows,
         "contribution_basis": basis,
+        # mypy, on the next line: scores[basis] is a dict when basis is set
         "contribution_vector_set": scores[basis]["vector_set"] if basis else None,  # type: ignore[index]
         "whole": whole,
         "scores": {m: (s["run_id"] if s else None) for m, s in scores.items()},
@@ -215,7 +217,7 @@ def coverage_data(
     dataset: str,
     target: str,
     *,
-    radius: float = 0.8,
+    radius: float = DEFAULT_MIN_SIMILARITY,
     vector_set: str | None = None,
     target_vector_set: str | None = None,
     train_subset: str | None = None,

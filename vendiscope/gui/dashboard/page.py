@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -36,7 +36,9 @@ from vendiscope.gui.widgets.text import plain_label, plain_tip, titled
 from vendiscope.gui.windows.document import ProjectDocument
 from vendiscope.gui.windows.tabs import register_view
 
-ActionRunner = Callable[[str, str], Any]  # (action name, dataset)
+if TYPE_CHECKING:
+    from vendiscope.gui.services import WindowServices
+
 FITTED_SOURCES = 8
 BOTTOM_HEIGHT = 220
 """The tables and the spectrum never get less (the page scrolls only below that); with the
@@ -94,17 +96,15 @@ class DashboardView(QWidget):
         self,
         document: ProjectDocument,
         dataset: str,
-        run_action: ActionRunner | None = None,
         parent: QWidget | None = None,
         *,
-        window: Any = None,
+        window: WindowServices | None = None,
     ) -> None:
         super().__init__(parent)
         from vendiscope.gui.dashboard.spectrum_plot import SpectrumPlot
 
         self.document = document
         self.dataset = dataset
-        self.run_action = run_action
         self.window_ = window
         self.summary: DashboardSummary | None = None
 
@@ -250,9 +250,10 @@ class DashboardView(QWidget):
         self.subtitle.setText(f"Could not read the project: {describe_error(error)}")
 
     def _action(self, name: str) -> Callable[[], None] | None:
-        if self.run_action is None:
+        window = self.window_
+        if window is None:
             return None
-        return lambda: self.run_action(name, self.dataset)
+        return lambda: window.run_action(name, self.dataset)
 
     def show_summary(self, summary: DashboardSummary) -> None:
         self.summary = summary
@@ -390,9 +391,8 @@ class DashboardView(QWidget):
 
     def _cluster_activated(self, row: int, _column: int) -> None:
         positions = self.clusters.item(row, 0).data(Qt.ItemDataRole.UserRole) or []
-        opener = getattr(self.window_, "open_view", None)
-        if positions and opener is not None:
-            view = opener("records", self.dataset)
+        if positions and self.window_ is not None:
+            view = self.window_.open_view("records", self.dataset)
             if view is not None:
                 view.select_position(int(positions[0]))
 
@@ -403,8 +403,7 @@ class DashboardView(QWidget):
             fill_gaps(self.window_, self.dataset)
 
     def _show_sparse_on_map(self) -> None:
-        opener = getattr(self.window_, "open_view", None)
-        view = opener("map", self.dataset) if opener is not None else None
+        view = self.window_.open_view("map", self.dataset) if self.window_ is not None else None
         if view is not None:
             view.set_colour("sparse")
 
@@ -510,8 +509,10 @@ class _FittedPage(QWidget):
         return self.minimumSizeHint().height()
 
 
-def _factory(document: ProjectDocument, dataset: str, window: Any) -> DashboardView:
-    return DashboardView(document, dataset, getattr(window, "run_action", None), window=window)
+def _factory(
+    document: ProjectDocument, dataset: str, window: WindowServices | None
+) -> DashboardView:
+    return DashboardView(document, dataset, window=window)
 
 
 register_view(

@@ -342,6 +342,7 @@ class ImportDialog(QDialog):
                 skip_bad=self.skip_bad.isChecked(),
                 kind="import",
                 dataset=choice.name,
+                in_thread=True,
             )
             job.setProperty("import_path", choice.path)
             job.changed.connect(self._job_changed)

@@ -91,7 +91,7 @@ class JobDialog(QDialog):
         from vendiscope.gui.jobs.manager import start_now
 
         button.setEnabled(False)
-        job = start_now(title, function, *args, in_process=True)
+        job = start_now(title, function, *args, in_child_process=True)
         job.finished.connect(finished)
         return job
 

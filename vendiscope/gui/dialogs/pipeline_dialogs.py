@@ -22,7 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
+from vendiscope.core.maps.options import MapOptions
+from vendiscope.core.neighbors.options import (
+    DEFAULT_NEAR_DUPLICATE_K,
+    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
+)
 from vendiscope.gui.widgets.text import plain_label
 
 if TYPE_CHECKING:
@@ -137,6 +141,7 @@ class JobEstimateRow(QWidget):
     def measure(self) -> None:
         from vendiscope.gui.jobs import estimates
         from vendiscope.gui.jobs.manager import start_now
+        from vendiscope.gui.jobs.process import JOBS_IN_CHILD_PROCESS
 
         if self.location is None or self.job is not None:
             return
@@ -150,7 +155,7 @@ class JobEstimateRow(QWidget):
             self.dataset,
             self.step,
             options,
-            in_process=estimates.IN_PROCESS,
+            in_child_process=JOBS_IN_CHILD_PROCESS,
         )
         self._measured_options = options
         self.job.finished.connect(self._measured)  # a method: disconnected if the row goes
@@ -388,7 +393,7 @@ class NearDuplicatesDialog(OptionsDialog):
         )
         self.k = QSpinBox()
         self.k.setRange(1, 200)
-        self.k.setValue(20)
+        self.k.setValue(DEFAULT_NEAR_DUPLICATE_K)
         self.overwrite = QCheckBox("Replace an existing subset of the same threshold")
         self.add_rows(
             ("Vector set:", self.vector_set),
@@ -445,15 +450,16 @@ class MapDialog(OptionsDialog):
         self.method.addItem("PCA (fast, linear)", "pca")
         self.neighbours = QSpinBox()
         self.neighbours.setRange(2, 200)
-        self.neighbours.setValue(15)
+        self.neighbours.setValue(MapOptions.n_neighbors)
         self.neighbours.setToolTip("UMAP: how many neighbours shape each point (local vs global)")
         self.min_dist = QDoubleSpinBox()
         self.min_dist.setRange(0.0, 0.99)
         self.min_dist.setSingleStep(0.05)
-        self.min_dist.setValue(0.1)
+        self.min_dist.setValue(MapOptions.min_dist)
         self.min_dist.setToolTip("UMAP: how tightly points may pack (0 = tight clumps)")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
+        self.seed.setValue(MapOptions.seed)
         self.add_rows(
             ("Vector set:", self.vector_set),
             ("Method:", self.method),

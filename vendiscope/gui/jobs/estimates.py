@@ -11,16 +11,12 @@ that made it (its own stored settings), so a Resume action submits exactly that 
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, Progress
 
 if TYPE_CHECKING:
     from vendiscope.core.store.vectors import VectorSetInfo
-
-IN_PROCESS = os.environ.get("VENDISCOPE_JOBS_IN_THREADS") != "1"
-"""Whether measurements run in a child process, like the pipeline's jobs (gui.pipeline)."""
 
 _MEASURED: dict[tuple[str, str, str, str], str] = {}
 

@@ -8,30 +8,36 @@ follow it, and :func:`active_job` finds the window's job of a kind still queued 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QWidget
+
+if TYPE_CHECKING:
+    from vendiscope.gui.jobs.manager import Job
+    from vendiscope.gui.services import WindowServices
 
 
 def ask_settings(
-    window: Any, dialog_class: Callable[..., QDialog], dataset: str | None = None
+    window: WindowServices, dialog_class: Callable[..., QDialog], dataset: str | None = None
 ) -> Any:
     """The accepted settings dialog of a job on ``dataset`` (default: the current one), or
     None (no dataset, a read-only project, or the dialog cancelled)."""
     dataset = dataset or window.current_dataset()
     if dataset is None or not window.document.writable:
         if dataset is None:
-            window.statusBar().showMessage("Select a dataset first", 4000)
+            window.show_status("Select a dataset first", 4000)
         return None
-    registry = window.plugin_registry() if hasattr(window, "plugin_registry") else None
-    dialog = dialog_class(window.document, dataset, registry=registry, parent=window)
+    parent = window if isinstance(window, QWidget) else None  # the dialog opens over it
+    dialog = dialog_class(
+        window.document, dataset, registry=window.plugin_registry(), parent=parent
+    )
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     return dialog
 
 
 def submit_and_follow(
-    window: Any,
+    window: WindowServices,
     title: str,
     task: Callable[..., Any],
     *args: Any,
@@ -39,19 +45,11 @@ def submit_and_follow(
     dataset: str,
     view: str,
     name: str | None = None,
-) -> Any:
+) -> Job:
     """Submit ``task(location, *args)`` as the window's job and show it in the ``view`` tab
     of ``dataset`` (which follows the run it starts, or the run named ``name``)."""
-    from vendiscope.gui.jobs.pipeline import JOBS_IN_PROCESS
-
     job = window.jobs.submit(
-        title,
-        task,
-        window.document.location,
-        *args,
-        kind=kind,
-        dataset=dataset,
-        in_process=JOBS_IN_PROCESS,
+        title, task, window.document.location, *args, kind=kind, dataset=dataset
     )
     monitor = window.open_view(view, dataset)
     if monitor is not None:
@@ -59,10 +57,9 @@ def submit_and_follow(
     return job
 
 
-def active_job(window: Any, kind: str, dataset: str) -> Any:
+def active_job(window: WindowServices, kind: str, dataset: str) -> Job | None:
     """The window's job of ``kind`` on ``dataset`` queued or running, if any."""
-    jobs = getattr(window, "jobs", None)
-    for job in reversed(jobs.active() if jobs is not None else []):
+    for job in reversed(window.jobs.active()):
         if job.kind == kind and job.dataset == dataset:
             return job
     return None

@@ -48,12 +48,12 @@ class Job(QObject):
         *,
         kind: str = "job",
         dataset: str | None = None,
-        in_process: bool = False,
+        in_child_process: bool = False,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.title = title
-        self.in_process = in_process
+        self.in_child_process = in_child_process
         self.kind = kind
         self.dataset = dataset
         self.project: str | None = None  # the location of the project it was started in
@@ -100,7 +100,7 @@ class Job(QObject):
 
         self.state = JobState.RUNNING
         self.changed.emit()
-        if self.in_process:
+        if self.in_child_process:
             from vendiscope.gui.jobs.process import run_in_process
 
             call, args = run_in_process, (self._func, self._args, self._kwargs)
@@ -158,14 +158,23 @@ class Job(QObject):
 
 
 class JobManager(QObject):
-    """Runs submitted jobs one at a time, in order, and keeps their history."""
+    """Runs submitted jobs one at a time, in order, and keeps their history.
+
+    ``run_in_child_process``: each job runs in a child process of its own
+    (:mod:`vendiscope.gui.jobs.process`; the window passes
+    :data:`~vendiscope.gui.jobs.process.JOBS_IN_CHILD_PROCESS`), except those submitted
+    with ``in_thread``; False runs every job on a worker thread of this process.
+    """
 
     job_added = Signal(object)
     job_finished = Signal(object)
     idle = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(
+        self, parent: QObject | None = None, *, run_in_child_process: bool = False
+    ) -> None:
         super().__init__(parent)
+        self.run_in_child_process = run_in_child_process
         self.jobs: list[Job] = []
         self.project: str | None = None  # the open project, which each submitted job records
         self._running: Job | None = None
@@ -180,13 +189,15 @@ class JobManager(QObject):
         *args: Any,
         kind: str = "job",
         dataset: str | None = None,
-        in_process: bool = False,
+        in_thread: bool = False,
         **kwargs: Any,
     ) -> Job:
         """Queue ``func(*args, progress=..., cancel=..., **kwargs)``; returns its :class:`Job`.
 
-        With ``in_process``, ``func`` (a module-level function, arguments picklable) runs in
-        a child process (:mod:`vendiscope.gui.jobs.process`), for jobs that import torch.
+        With :attr:`run_in_child_process`, ``func`` (a module-level function, arguments
+        picklable) runs in a child process (:mod:`vendiscope.gui.jobs.process`), as jobs that
+        import torch must. ``in_thread`` keeps a light job (an import, an export, saving a
+        subset) on a worker thread of this process whatever the setting: it starts at once.
         """
         job = Job(
             title,
@@ -195,7 +206,7 @@ class JobManager(QObject):
             kwargs,
             kind=kind,
             dataset=dataset,
-            in_process=in_process,
+            in_child_process=self.run_in_child_process and not in_thread,
             parent=self,
         )
         job.project = self.project
@@ -271,7 +282,7 @@ def start_now(
     func: Callable[..., Any],
     /,
     *args: Any,
-    in_process: bool = False,
+    in_child_process: bool = False,
     parent: QObject | None = None,
     **kwargs: Any,
 ) -> Job:
@@ -279,7 +290,8 @@ def start_now(
 
     It writes nothing to the project, so it need not wait for the job manager's writer; cancel
     it with :meth:`Job.cancel` (a dialog does when it closes). The job is kept (parented to
-    the application) until it finishes, so closing the widget that started it is safe.
+    the application) until it finishes, so closing the widget that started it is safe. With
+    ``in_child_process`` it runs in a child process (:mod:`vendiscope.gui.jobs.process`).
     """
     from PySide6.QtCore import QCoreApplication
 
@@ -289,7 +301,7 @@ def start_now(
         args,
         kwargs,
         kind="measure",
-        in_process=in_process,
+        in_child_process=in_child_process,
         parent=parent or QCoreApplication.instance(),
     )
     _STARTED_NOW.add(job)

@@ -7,7 +7,6 @@ by name through :meth:`run` (the dashboard's "compute" buttons do).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -27,10 +26,6 @@ from vendiscope.gui.jobs import tasks
 from vendiscope.gui.jobs.manager import Job, JobManager
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.windows.document import ProjectDocument
-
-JOBS_IN_PROCESS = os.environ.get("VENDISCOPE_JOBS_IN_THREADS") != "1"
-"""Model jobs run in their own process (see job_process); VENDISCOPE_JOBS_IN_THREADS=1 runs
-them on a worker thread of the GUI process instead (easier to debug)."""
 
 STEPS = {
     # name: (menu text, icon, status tip, shortcut)
@@ -156,7 +151,6 @@ class PipelineActions(QObject):
             dataset,
             kind=step,
             dataset=dataset,
-            in_process=JOBS_IN_PROCESS,
             **options,
         )
         self.job_submitted.emit(job)

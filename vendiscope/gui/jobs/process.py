@@ -50,6 +50,11 @@ from typing import IO, Any
 from vendiscope.core.base.jobs import Cancelled, CancelToken, Progress
 from vendiscope.core.store.run_watch import OpenRuns
 
+JOBS_IN_CHILD_PROCESS = os.environ.get("VENDISCOPE_JOBS_IN_THREADS") != "1"
+"""Whether the app runs its model jobs (and their measurements) in a child process each, as
+above; ``VENDISCOPE_JOBS_IN_THREADS=1`` runs them on a worker thread of the GUI process
+instead (easier to debug). The main window hands it to its
+:class:`~vendiscope.gui.jobs.manager.JobManager`."""
 UPDATE_INTERVAL_S = 0.02
 CANCEL_GRACE_S = 4.0
 """How long a cancelled child may take to stop before it is terminated."""
@@ -210,6 +215,7 @@ def _rebuild(pickled: bytes | None, message: str, details: str) -> BaseException
             found = None
     if not isinstance(found, BaseException):
         found = JobProcessError(message)
+    # mypy, on the next line: extra attribute set on any exception
     found.child_traceback = details  # type: ignore[attr-defined]
     return found
 

@@ -50,7 +50,7 @@ class RateEstimator(RateMeter):
     def __init__(self, window_s: float = RATE_WINDOW_S) -> None:
         super().__init__(window_s)
 
-    def add(  # type: ignore[override]
+    def add(  # type: ignore[override]  # takes the Qt-side sample, not the base's
         self, completed: float, now: float | None = None, total: float | None = None
     ) -> None:
         super().add(completed, total, now=now)

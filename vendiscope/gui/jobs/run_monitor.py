@@ -18,6 +18,7 @@ from vendiscope.gui.widgets.text import plain_label, plain_tip
 
 if TYPE_CHECKING:
     from vendiscope.core.store.models import RunInfo
+    from vendiscope.gui.services import WindowServices
     from vendiscope.gui.windows.document import ProjectDocument
 
 POLL_MS = 1000
@@ -61,7 +62,7 @@ class RunMonitor(QWidget):
         self,
         document: ProjectDocument,
         dataset: str,
-        window: Any = None,
+        window: WindowServices | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)

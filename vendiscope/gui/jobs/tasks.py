@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
+from vendiscope.core.maps.options import MapOptions
+from vendiscope.core.neighbors.options import (
+    DEFAULT_NEAR_DUPLICATE_K,
+    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
+)
 
 if TYPE_CHECKING:
     from vendiscope.core.store.project import Project
@@ -209,7 +213,7 @@ def near_duplicates(
     *,
     vector_set: str | None = None,
     threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-    k: int = 20,
+    k: int = DEFAULT_NEAR_DUPLICATE_K,
     overwrite: bool = False,
     progress: Progress,
     cancel: CancelToken,
@@ -275,10 +279,10 @@ def compute_map(
     dataset: str,
     *,
     vector_set: str | None = None,
-    method: str = "umap",
-    n_neighbors: int = 15,
-    min_dist: float = 0.1,
-    seed: int = 0,
+    method: str = MapOptions.method,
+    n_neighbors: int = MapOptions.n_neighbors,
+    min_dist: float = MapOptions.min_dist,
+    seed: int = MapOptions.seed,
     progress: Progress,
     cancel: CancelToken,
 ) -> TaskResult:
@@ -352,10 +356,12 @@ def select(
     exclude: list[str] | None = None,
     dedupe: float | None = None,
     name: str | None = None,
+    overwrite: bool = False,
     progress: Progress,
     cancel: CancelToken,
 ) -> TaskResult:
-    """A selection of ``k`` records by a selector plugin, saved as a subset with its curves."""
+    """A selection of ``k`` records by a selector plugin, saved as a subset with its curves
+    (a subset of that name is replaced only with ``overwrite``)."""
     from vendiscope.core.selection.job import select_dataset
 
     with opened(location) as project:
@@ -370,6 +376,7 @@ def select(
             exclude=tuple(exclude or ()),
             dedupe=dedupe,
             name=name,
+            overwrite=overwrite,
             progress=progress,
             cancel=cancel,
         )

@@ -52,6 +52,8 @@ from vendiscope.gui.windows.tabs import register_view
 if TYPE_CHECKING:  # the view's modules import numpy and pyqtgraph: not at start-up
     import numpy as np
 
+    from vendiscope.gui.services import WindowServices
+
 TOOL_HELP = {
     "pan": "Pan and zoom: drag to move, wheel to zoom, click a point to select its record (P)",
     "rect": "Rectangle: drag a box to save the records inside as a subset (R)",
@@ -84,7 +86,7 @@ class MapView(QWidget):
         dataset: str,
         *,
         link: RecordLink | None = None,
-        window: Any = None,
+        window: WindowServices | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -295,8 +297,9 @@ class MapView(QWidget):
         return page
 
     def run_step(self, step: str) -> Any:
-        runner = getattr(self.window_, "run_action", None)
-        return runner(step, self.dataset) if runner is not None else None
+        if self.window_ is None:
+            return None
+        return self.window_.run_action(step, self.dataset)
 
     def _empty_action(self) -> None:
         has_features = bool(self.choices and self.choices.feature_sets)
@@ -493,11 +496,10 @@ class MapView(QWidget):
         self.show_records.setEnabled(self.detail.record is not None)
 
     def _open_in_records(self) -> None:
-        opener = getattr(self.window_, "open_view", None)
         record = self.detail.record
-        if opener is None or record is None:
+        if self.window_ is None or record is None:
             return
-        view = opener("records", self.dataset)
+        view = self.window_.open_view("records", self.dataset)
         if view is not None and hasattr(view, "select_position"):
             view.select_position(record.seq)
 
@@ -513,14 +515,13 @@ class MapView(QWidget):
 
     def save_subset(self, name: str, positions: np.ndarray) -> Any:
         """Save ``positions`` as subset ``name`` (a job); the map then highlights it."""
-        jobs = getattr(self.window_, "jobs", None)
-        if jobs is None or not name:
+        if self.window_ is None or not name:
             return None
         if any(name == taken for taken, _ in (self.choices.subsets if self.choices else [])):
             self.status.setText(f"A subset named '{name}' exists already: select again and "
                                 "choose another name.")  # fmt: skip
             return None
-        job = jobs.submit(
+        job = self.window_.jobs.submit(
             f"Save subset {name} of {self.dataset}",
             tasks.save_subset,
             self.document.location,
@@ -530,6 +531,7 @@ class MapView(QWidget):
             description=f"{len(positions):,} records selected on the map",
             kind="subset",
             dataset=self.dataset,
+            in_thread=True,
         )
         self._pending_colour = ("subset", name)
         self.last_subset_job = job
@@ -597,8 +599,9 @@ def _category_colours(
     return colours, background
 
 
-def _factory(document: ProjectDocument, dataset: str, window: Any) -> MapView:
-    return MapView(document, dataset, link=getattr(window, "record_link", None), window=window)
+def _factory(document: ProjectDocument, dataset: str, window: WindowServices | None) -> MapView:
+    link = window.record_link if window is not None else None
+    return MapView(document, dataset, link=link, window=window)
 
 
 register_view(

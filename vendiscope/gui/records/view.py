@@ -388,7 +388,7 @@ register_view(
     "records",
     "Records",
     lambda document, dataset, window: RecordsView(
-        document, dataset, link=getattr(window, "record_link", None)
+        document, dataset, link=window.record_link if window is not None else None
     ),
     icon="records",
     description="Browse, filter and read a dataset's records",

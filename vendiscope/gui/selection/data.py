@@ -9,6 +9,7 @@ from vendiscope.core.selection.choices import KIND_TITLES, curve_sets, selection
 from vendiscope.gui.jobs.tasks import opened
 
 if TYPE_CHECKING:
+    from vendiscope.core.selection.run_result import SelectionResult
     from vendiscope.core.store.project import Project
 
 __all__ = ["KIND_TITLES", "SelectionRun", "WorkbenchState", "state_of", "workbench_state"]
@@ -65,38 +66,38 @@ def workbench_state(location: str, dataset: str) -> WorkbenchState:
 
 def state_of(project: Project, dataset: str) -> WorkbenchState:
     from vendiscope.core.store import vectors
-    from vendiscope.core.views.data import selection_runs
+    from vendiscope.core.views.runs import selection_results
 
     complete = vectors.complete_sets(project, dataset)
     features = selection_sets(project, dataset)  # the default (the jobs' own) first
+    subsets = [(s.name, s.size) for s in project.subsets(dataset)]
+    existing = {name for name, _ in subsets}
     return WorkbenchState(
         rows=project.dataset(dataset).row_count,
         vector_sets=[(s.name, s.kind) for s in features],
         score_sets=[s.name for s in reversed(complete) if s.kind == "score" and s.dim == 1],
         numeric_fields=numeric_fields(project, dataset),
-        subsets=[(s.name, s.size) for s in project.subsets(dataset)],
-        runs=[_run(r) for r in selection_runs(project, dataset)],
+        subsets=subsets,
+        runs=[_run(r, r.subset in existing) for r in selection_results(project, dataset)],
     )
 
 
-def _run(found: dict[str, Any]) -> SelectionRun:
-    curve = found.get("curve") or {}
-    objective = found.get("objective") or {}
-    value = objective.get("value") if isinstance(objective, dict) else objective
+def _run(result: SelectionResult, subset_exists: bool) -> SelectionRun:
+    """A stored run's typed result (:meth:`SelectionResult.from_json`) as the workbench shows it."""
     return SelectionRun(
-        run_id=int(found["run_id"]),
-        method=str(found.get("method")),
-        k=int(found.get("k") or 0),
-        vector_set=str(found.get("vector_set") or ""),
-        subset=found.get("subset"),
-        subset_exists=bool(found.get("subset_exists")),
-        objective_name=str(objective.get("name", "")) if isinstance(objective, dict) else "",
-        objective=float(value) if isinstance(value, (int, float)) else None,
-        budgets=[int(b) for b in curve.get("budgets") or []],
-        vendi={k: [float(v) for v in vs] for k, vs in (curve.get("vendi") or {}).items()},
-        random={k: [float(v) for v in vs] for k, vs in (curve.get("random") or {}).items()},
-        kinds=dict(found.get("kinds") or {}),
-        candidates=found.get("candidates"),
+        run_id=result.run_id,
+        method=result.method,
+        k=result.k,
+        vector_set=result.vector_set,
+        subset=result.subset,
+        subset_exists=subset_exists,
+        objective_name=result.objective_name,
+        objective=result.objective,
+        budgets=list(result.curve.budgets),
+        vendi=result.curve.vendi,
+        random=result.curve.random,
+        kinds=result.curve.kinds,
+        candidates=result.n_candidates,
     )
 
 

@@ -35,6 +35,7 @@ from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
 from vendiscope.core.plugins.params import ParamError
 from vendiscope.core.selection.choices import BUDGET_RULE, default_budget
+from vendiscope.core.selection.options import DEFAULT_METHOD
 from vendiscope.gui.selection.data import KIND_TITLES, WorkbenchState
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.param_form import ParamForm
@@ -42,7 +43,6 @@ from vendiscope.gui.widgets.style import error_palette
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 
 NO_QUALITY = "(none: every record weighs the same)"
-DEFAULT_METHOD = "greedy-vendi"
 
 
 class SelectionForm(QWidget):

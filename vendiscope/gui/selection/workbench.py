@@ -11,7 +11,7 @@ and a random baseline; *Score subsets* scores them all as one job.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -41,6 +41,10 @@ from vendiscope.gui.widgets.text import make_plain, plain_label, plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
 from vendiscope.gui.windows.tabs import register_view
 
+if TYPE_CHECKING:
+    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.gui.services import WindowServices
+
 TIMES = "\u00d7"  # the multiplication sign
 SUBSET_BOOTSTRAP = 50
 """Bootstrap resamples of each set's interval when the workbench scores the subsets."""
@@ -61,10 +65,9 @@ NUMBER_COLUMNS = (0, 2, 3, 4, 5)
 """Right-aligned and as wide as their contents; the text columns share the rest (elided)."""
 
 
-def _registry(window: Any) -> Any:
-    found = getattr(window, "plugin_registry", None)
-    if callable(found):
-        return found()
+def _registry(window: WindowServices | None) -> PluginRegistry:
+    if window is not None:
+        return window.plugin_registry()
     from vendiscope.core.plugins.registry import default_registry
 
     return default_registry()
@@ -77,7 +80,7 @@ class SelectionWorkbench(QWidget):
         self,
         document: ProjectDocument,
         dataset: str,
-        window: Any = None,
+        window: WindowServices | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -298,26 +301,22 @@ class SelectionWorkbench(QWidget):
     # ------------------------------------------------------------------ running
     def run_selection(self) -> list[Any]:
         """Submit one selection job per ticked method; returns the jobs."""
-        jobs_manager = getattr(self.window_, "jobs", None)
-        if jobs_manager is None or not self.document.is_open:
+        if self.window_ is None or not self.document.is_open:
             return []
         try:
             options = self.form.options()
         except ParamError as exc:
             self.form.show_problem(str(exc))
             return []
-        from vendiscope.gui.jobs.pipeline import JOBS_IN_PROCESS
-
         self.form.clear_problem()
         self.last_jobs = [
-            jobs_manager.submit(
+            self.window_.jobs.submit(
                 f"Select {o['k']:,} of {self.dataset} ({o['method']})",
                 tasks.select,
                 self.document.location,
                 self.dataset,
                 kind="select",
                 dataset=self.dataset,
-                in_process=JOBS_IN_PROCESS,
                 **o,
             )
             for o in options
@@ -327,8 +326,7 @@ class SelectionWorkbench(QWidget):
     def score_subsets(self) -> Any:
         """Score the dataset and each of its subsets (one job), on the vector set the curves
         show (else the one selections use), with intervals and a random baseline."""
-        jobs_manager = getattr(self.window_, "jobs", None)
-        if jobs_manager is None or not self.document.is_open or self.state is None:
+        if self.window_ is None or not self.document.is_open or self.state is None:
             return None
         names = [name for name, _size in self.state.subsets]
         if not names:
@@ -339,10 +337,8 @@ class SelectionWorkbench(QWidget):
         if chosen is None:
             self.form.show_problem("Nothing to score on yet: compute embeddings or gradients.")
             return None
-        from vendiscope.gui.jobs.pipeline import JOBS_IN_PROCESS
-
         self.form.clear_problem()
-        return jobs_manager.submit(
+        return self.window_.jobs.submit(
             f"Score {len(names):,} subsets of {self.dataset}",
             tasks.score_subsets,
             self.document.location,
@@ -354,13 +350,11 @@ class SelectionWorkbench(QWidget):
             vs_random=True,
             kind="score",
             dataset=self.dataset,
-            in_process=JOBS_IN_PROCESS,
         )
 
     def _run_step(self, step: str) -> None:
-        runner = getattr(self.window_, "run_action", None)
-        if runner is not None:
-            runner(step, self.dataset)
+        if self.window_ is not None:
+            self.window_.run_action(step, self.dataset)
 
     # ------------------------------------------------------------------ a run's subset
     def save_subset(self) -> None:
@@ -379,10 +373,9 @@ class SelectionWorkbench(QWidget):
         dialog.open()
 
     def copy_subset(self, source: str, name: str) -> Any:
-        jobs_manager = getattr(self.window_, "jobs", None)
-        if jobs_manager is None or not name:
+        if self.window_ is None or not name:
             return None
-        return jobs_manager.submit(
+        return self.window_.jobs.submit(
             f"Save subset {name} of {self.dataset}",
             tasks.copy_subset,
             self.document.location,
@@ -391,21 +384,20 @@ class SelectionWorkbench(QWidget):
             name,
             kind="subset",
             dataset=self.dataset,
+            in_thread=True,
         )
 
     def export_subset(self) -> Any:
         run = self.selected_run()
-        files = getattr(self.window_, "files", None)
-        if run is None or files is None:
+        if run is None or self.window_ is None:
             return None
-        return files.export_data(dataset=self.dataset, subset=run.subset)
+        return self.window_.files.export_data(dataset=self.dataset, subset=run.subset)
 
     def show_on_map(self) -> None:
         run = self.selected_run()
-        opener = getattr(self.window_, "open_view", None)
-        if run is None or opener is None or not run.subset:
+        if run is None or self.window_ is None or not run.subset:
             return
-        view = opener("map", self.dataset)
+        view = self.window_.open_view("map", self.dataset)
         if view is not None and hasattr(view, "set_colour"):
             view.set_colour("subset", run.subset)
 

@@ -41,7 +41,6 @@ from vendiscope.gui.widgets.plugin_forms import PluginForms
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
 
-DEFAULTS = {"random": 20, "duplicates": 4, "sources": 0, "seeds": 3}
 NO_TARGET = "(choose the held-out dataset)"
 
 
@@ -110,18 +109,18 @@ class StudyDialog(JobDialog):
         size = data.default_size(self.rows)
         self.subset_size = spin_box(1, max(1, self.rows), size)
         self.subset_size.setToolTip("Rows in every subset a model is trained on")
-        self.random = spin_box(0, 10_000, DEFAULTS["random"])
+        self.random = spin_box(0, 10_000, StudyOptions.random)
         self.random.setToolTip("Subsets drawn at random from the pool: the study's backbone")
-        self.duplicates = spin_box(0, 1_000, DEFAULTS["duplicates"])
+        self.duplicates = spin_box(0, 1_000, StudyOptions.duplicates)
         self.duplicates.setToolTip(
             "Controls made of few distinct rows, repeated: less diverse by construction, so "
             "a good diversity score ranks them low"
         )
-        self.sources = spin_box(0, 1_000, DEFAULTS["sources"])
+        self.sources = spin_box(0, 1_000, StudyOptions.sources)
         self.sources.setToolTip(
             "Subsets drawn from only some of the pool's sources (needs at least two sources)"
         )
-        self.seeds = spin_box(1, 100, DEFAULTS["seeds"])
+        self.seeds = spin_box(1, 100, StudyOptions.seeds)
         self.seeds.setToolTip(
             "Models trained per subset, each with its own seed: more seeds tell real "
             "differences from chance"

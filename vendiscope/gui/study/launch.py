@@ -6,14 +6,17 @@ The Jobs menu calls :func:`new_study`; the monitor's Resume and Run anyway call
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vendiscope.gui.jobs import launch
+
+if TYPE_CHECKING:
+    from vendiscope.gui.services import WindowServices
 
 JOB_KIND = "study"
 
 
-def new_study(window: Any, dataset: str | None = None) -> Any:
+def new_study(window: WindowServices, dataset: str | None = None) -> Any:
     """Ask for the settings, then start a study of ``dataset`` (default: the current one)."""
     from vendiscope.gui.study.dialog import StudyDialog
 
@@ -26,7 +29,7 @@ def new_study(window: Any, dataset: str | None = None) -> Any:
     return start(window, dialog.dataset, target, dialog.options())
 
 
-def start(window: Any, pool: str, target: str, options: dict[str, Any]) -> Any:
+def start(window: WindowServices, pool: str, target: str, options: dict[str, Any]) -> Any:
     """Submit the study job and show it in the pool's monitor."""
     from vendiscope.gui.jobs import tasks
 
@@ -44,6 +47,6 @@ def start(window: Any, pool: str, target: str, options: dict[str, Any]) -> Any:
     )
 
 
-def active_job(window: Any, dataset: str) -> Any:
+def active_job(window: WindowServices, dataset: str) -> Any:
     """The study job of ``dataset`` (its pool) queued or running in the window, if any."""
     return launch.active_job(window, JOB_KIND, dataset)

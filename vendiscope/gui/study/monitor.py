@@ -36,6 +36,7 @@ from vendiscope.gui.windows.tabs import register_view
 
 if TYPE_CHECKING:
     from vendiscope.core.store.models import RunInfo
+    from vendiscope.gui.services import WindowServices
 
 EVIDENCE_TITLE = "Which score predicts the outcome"
 
@@ -54,7 +55,7 @@ class StudyMonitor(RunMonitor):
         self,
         document: ProjectDocument,
         dataset: str,
-        window: Any = None,
+        window: WindowServices | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(document, dataset, window, parent)
@@ -353,7 +354,9 @@ def _fill(
     fill_table(table, rows, range(text_columns))
 
 
-def _factory(document: ProjectDocument, dataset: str, window: Any) -> StudyMonitor:
+def _factory(
+    document: ProjectDocument, dataset: str, window: WindowServices | None
+) -> StudyMonitor:
     return StudyMonitor(document, dataset, window)
 
 

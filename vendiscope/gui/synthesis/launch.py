@@ -7,14 +7,17 @@ last committed round).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vendiscope.gui.jobs import launch
+
+if TYPE_CHECKING:
+    from vendiscope.gui.services import WindowServices
 
 JOB_KIND = "synthesize"
 
 
-def fill_gaps(window: Any, dataset: str | None = None) -> Any:
+def fill_gaps(window: WindowServices, dataset: str | None = None) -> Any:
     """Ask for the settings, then start the job on ``dataset`` (default: the current one)."""
     from vendiscope.gui.synthesis.dialog import SynthesisDialog
 
@@ -24,7 +27,7 @@ def fill_gaps(window: Any, dataset: str | None = None) -> Any:
     return start(window, dialog.dataset, dialog.options())
 
 
-def start(window: Any, dataset: str, options: dict[str, Any]) -> Any:
+def start(window: WindowServices, dataset: str, options: dict[str, Any]) -> Any:
     """Submit the synthesis job and show it in the dataset's monitor."""
     from vendiscope.gui.jobs import tasks
 
@@ -41,6 +44,6 @@ def start(window: Any, dataset: str, options: dict[str, Any]) -> Any:
     )
 
 
-def active_job(window: Any, dataset: str) -> Any:
+def active_job(window: WindowServices, dataset: str) -> Any:
     """The synthesis job of ``dataset`` queued or running in the window, if any."""
     return launch.active_job(window, JOB_KIND, dataset)

@@ -33,6 +33,7 @@ from vendiscope.gui.windows.tabs import register_view
 
 if TYPE_CHECKING:
     from vendiscope.core.store.models import RunInfo
+    from vendiscope.gui.services import WindowServices
 
 
 class SynthesisMonitor(RunMonitor):
@@ -49,7 +50,7 @@ class SynthesisMonitor(RunMonitor):
         self,
         document: ProjectDocument,
         dataset: str,
-        window: Any = None,
+        window: WindowServices | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(document, dataset, window, parent)
@@ -203,7 +204,9 @@ class SynthesisMonitor(RunMonitor):
             fill_gaps(self.window_, self.dataset)
 
 
-def _factory(document: ProjectDocument, dataset: str, window: Any) -> SynthesisMonitor:
+def _factory(
+    document: ProjectDocument, dataset: str, window: WindowServices | None
+) -> SynthesisMonitor:
     return SynthesisMonitor(document, dataset, window)
 
 

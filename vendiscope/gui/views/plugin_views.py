@@ -13,8 +13,6 @@ takes the window down.
 
 from __future__ import annotations
 
-import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +33,8 @@ from PySide6.QtWidgets import (
 
 from vendiscope.core.base.errors import PluginError, PluginRuntimeError, VendiscopeError
 from vendiscope.core.plugins.params import FromProject
+from vendiscope.core.vectors.missing import MissingVectors
+from vendiscope.core.views.missing import NotComputed
 from vendiscope.gui.dialogs.error_dialog import ErrorDialog, describe_error
 from vendiscope.gui.jobs import tasks
 from vendiscope.gui.jobs.background import Loader
@@ -51,7 +51,9 @@ COMMAND_STEPS = {
     "gradients": "featurize",
     "score": "score-gvendi",
 }
-"""What a missing analysis needs, from the command a NotComputed error names."""
+"""The pipeline step that computes a missing analysis, by the command a NotComputed names."""
+VECTOR_STEPS = {"embedding": "embed", "gradient": "featurize"}
+"""The pipeline step that computes the vectors a MissingVectors error names."""
 BUILTIN_PLUGIN = "vendiscope-builtins"
 SET_KINDS = {
     "embedding": "embeddings",
@@ -243,10 +245,10 @@ class ChartTab(QWidget):
         self.pages.setCurrentWidget(self.error_page)
 
     def _fix(self) -> None:
-        runner = getattr(self.controller.window, "run_action", None)
         step = self.fix_button.property("step")
-        if runner is not None and step:
-            runner(step, self.fix_button.property("dataset") or self.dataset)
+        if step:
+            dataset = self.fix_button.property("dataset") or self.dataset
+            self.controller.window.run_action(step, dataset)
 
     def show_details(self) -> None:
         if self.error is not None:
@@ -282,9 +284,7 @@ class ChartTab(QWidget):
             ErrorDialog("Cannot save the chart", error, parent=self).open()
 
     def _point_activated(self, position: int) -> None:
-        link = getattr(self.controller.window, "record_link", None)
-        if link is not None:
-            link.select(self.dataset, position, self)
+        self.controller.window.record_link.select(self.dataset, position, self)
 
 
 class PluginViews(QObject):
@@ -532,9 +532,8 @@ class PluginViews(QObject):
         title = self._title(name)
         text = describe_error(error)
         plugin, version = self._plugin_of(name)
-        step = _step_for(error)
-        if step is not None:
-            what = str(getattr(error, "what", "") or "what this view draws")
+        if isinstance(error, NotComputed) and (step := _step_for(error)) is not None:
+            what = error.what or "what this view draws"
             return Problem(
                 f"The view “{title}” needs {what}",
                 f"{what[:1].upper()}{what[1:]}: not computed yet.",
@@ -542,12 +541,13 @@ class PluginViews(QObject):
                 "view is drawn again when it finishes.",
                 step=step,
                 fix_text=f"Compute {what}…",
-                dataset=_command_dataset(error),
+                dataset=error.dataset,
             )
         if isinstance(error, PluginRuntimeError) and self._rejected_input(name, error):
+            reason = error.reason or ""
             return Problem(
                 f"The view “{title}” cannot be drawn with these settings",
-                _without_prefix(text, name),
+                reason[:1].upper() + reason[1:],
                 "Change the parameters (Parameters…), or compute what the message names.",
                 parameters=True,
             )
@@ -573,16 +573,15 @@ class PluginViews(QObject):
                 "reinstall or update the plugin, then restart Vendiscope. Plugins > Installed "
                 "plugins… lists the problem.",
             )
-        missing = _missing_vectors(error)
-        if missing is not None:
-            whose, kind = missing
-            what = "embeddings" if kind == "embedding" else "gradient features"
+        if isinstance(error, MissingVectors) and error.kind in VECTOR_STEPS:
+            whose = error.dataset
+            what = "embeddings" if error.kind == "embedding" else "gradient features"
             return Problem(
                 f"The view “{title}” needs the {what} of {whose}",
                 f"{whose} has no {what} yet.",
                 "Compute them with the button below (a job in the Jobs panel); the view is "
                 "drawn again when it finishes.",
-                step="embed" if kind == "embedding" else "featurize",
+                step=VECTOR_STEPS[error.kind],
                 fix_text=f"Compute the {what} of {whose}…",
                 dataset=whose,
             )
@@ -613,32 +612,7 @@ class PluginViews(QObject):
 
     def _rejected_input(self, name: str, error: PluginRuntimeError) -> bool:
         """A ValueError of the view (how it refuses its input), not a fault of the plugin."""
-        cause = error.__cause__
-        return isinstance(cause, ValueError) and str(error) == f"view '{name}': {cause}"
-
-
-MISSING_VECTORS = re.compile(r"dataset '([^']+)' has no complete (embedding|gradient) vector set")
-
-
-def _missing_vectors(error: BaseException) -> tuple[str, str] | None:
-    """``(dataset, kind)`` when ``error`` says a dataset has no embeddings or gradients yet."""
-    found = MISSING_VECTORS.search(str(error))
-    return (found.group(1), found.group(2)) if found else None
-
-
-def _command_dataset(error: BaseException) -> str | None:
-    """The dataset a NotComputed error's command runs on (``vendiscope embed P DATASET``)."""
-    try:
-        words = shlex.split(str(getattr(error, "command", "") or "").split("`")[0])
-    except ValueError:
-        return None
-    return words[3] if len(words) > 3 and not words[3].startswith("-") else None
-
-
-def _without_prefix(text: str, name: str) -> str:
-    prefix = f"view '{name}': "
-    text = text[len(prefix) :] if text.startswith(prefix) else text
-    return text[:1].upper() + text[1:]
+        return error.reason is not None and (error.kind, error.name) == ("view", name)
 
 
 def _set_text(info: Any) -> str:
@@ -663,17 +637,8 @@ def _shown(value: Any) -> str:
     return "none" if value is None else str(value)
 
 
-def _step_for(error: BaseException) -> str | None:
+def _step_for(error: NotComputed) -> str | None:
     """The pipeline step that computes what a NotComputed error says is missing."""
-    command = getattr(error, "command", None)
-    if not command:
-        return None
-    try:
-        words = shlex.split(command.split("`")[0])
-    except ValueError:
-        return None
-    if len(words) < 2:
-        return None
-    if words[1] == "score" and "vendi" in words[words.index("--metric") + 1 :][:1]:
+    if error.step == "score" and error.option("--metric") == "vendi":
         return "score-vendi"
-    return COMMAND_STEPS.get(words[1])
+    return COMMAND_STEPS.get(error.step or "")

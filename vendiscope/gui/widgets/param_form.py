@@ -233,6 +233,7 @@ class ParamForm(QWidget):
             combo.setItemData(combo.count() - 1, plain_tip(text), Qt.ItemDataRole.ToolTipRole)
         if not offered:
             combo.addItem(f"({missing_words(source)})", None)
+            # mypy, on the next line: QComboBox.model() is a QStandardItemModel here
             item = combo.model().item(combo.count() - 1)  # type: ignore[attr-defined]
             if spec.optional:
                 item.setEnabled(False)

@@ -97,7 +97,7 @@ class FileCommands(QObject):
             self._open_story(str(path))
             return None
         job = self.window.jobs.submit(
-            "Build the demo project", tasks.build_demo, str(path), kind="demo"
+            "Build the demo project", tasks.build_demo, str(path), kind="demo", in_thread=True
         )
         job.finished.connect(self._demo_built)
         return job
@@ -163,6 +163,7 @@ class FileCommands(QObject):
             destination,
             kind="export",
             dataset=dataset,
+            in_thread=True,
             **options,
         )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import (
@@ -25,6 +26,7 @@ from vendiscope.gui.dialogs.error_dialog import ErrorDialog
 from vendiscope.gui.jobs.manager import Job, JobManager, JobState
 from vendiscope.gui.jobs.panel import JobsPanel, describe_progress
 from vendiscope.gui.jobs.pipeline import PipelineActions
+from vendiscope.gui.jobs.process import JOBS_IN_CHILD_PROCESS
 from vendiscope.gui.map import view as _map_view  # noqa: F401
 from vendiscope.gui.project.nodes import Node
 from vendiscope.gui.project.panel import ProjectPanel
@@ -42,12 +44,18 @@ from vendiscope.gui.windows.store_guard import StoreGuard
 from vendiscope.gui.windows.tabs import ViewTabs
 from vendiscope.gui.windows.window_actions import WindowActions
 
+if TYPE_CHECKING:
+    from vendiscope.core.plugins.registry import PluginRegistry
+
 DEFAULT_SIZE = QSize(1280, 760)
 CLOSE_WAIT_MS = 120_000
 
 
 class MainWindow(QMainWindow):
-    """One window over one (or no) open project."""
+    """One window over one (or no) open project.
+
+    It serves its views as a :class:`~vendiscope.gui.services.WindowServices`.
+    """
 
     def __init__(
         self,
@@ -63,7 +71,7 @@ class MainWindow(QMainWindow):
         self.setDockNestingEnabled(True)
         self.settings = settings or AppSettings()
         self.document = ProjectDocument(self)
-        self.jobs = JobManager(self)
+        self.jobs = JobManager(self, run_in_child_process=JOBS_IN_CHILD_PROCESS)
         self.store_guard = StoreGuard(self.document, self)
         self.jobs.gate = self._refuse_when_failed
         self.files = FileCommands(self, demo_path)
@@ -215,9 +223,13 @@ class MainWindow(QMainWindow):
         """Run a pipeline step on ``dataset`` (the dashboard's compute buttons call this)."""
         return self.pipeline.run(name, dataset)
 
-    def plugin_registry(self) -> object:
+    def plugin_registry(self) -> PluginRegistry:
         """The plugin registry the window's views and workbench use."""
         return self.plugin_views.registry
+
+    def show_status(self, message: str, timeout_ms: int = 0) -> None:
+        """Show ``message`` in the status bar (for ``timeout_ms``; 0: until replaced)."""
+        self.statusBar().showMessage(message, timeout_ms)
 
     def show_story(self, dataset: str) -> None:
         """Open the views that tell a dataset's story (the demo at first launch): records,

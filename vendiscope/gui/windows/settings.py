@@ -107,11 +107,11 @@ def _as_list(value: object) -> list[str]:
         return []
     if isinstance(value, str):
         return [value]
-    return [str(v) for v in value]  # type: ignore[union-attr]
+    return [str(v) for v in value]  # type: ignore[union-attr]  # QSettings.value() is typed object
 
 
 def _as_int(value: object) -> int:
     try:
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[arg-type]  # QSettings.value() is typed object
     except (TypeError, ValueError):
         return 0

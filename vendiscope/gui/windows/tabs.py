@@ -2,15 +2,17 @@
 
 A view type is registered once with :func:`register_view`: a kind (``records``,
 ``dashboard``, ``map``, ``selection``), a title, an icon, and a factory
-``(document, dataset, window) -> QWidget``. :meth:`ViewTabs.open_view` opens a view for a
-dataset or brings its existing tab forward, so each (kind, dataset) has at most one tab.
+``(document, dataset, window) -> QWidget`` (``window``: the
+:class:`~vendiscope.gui.services.WindowServices` the view may ask for jobs and other views,
+or None). :meth:`ViewTabs.open_view` opens a view for a dataset or brings its existing tab
+forward, so each (kind, dataset) has at most one tab.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QIcon
@@ -20,7 +22,10 @@ from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.text import plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
 
-ViewFactory = Callable[[ProjectDocument, str, Any], QWidget]
+if TYPE_CHECKING:
+    from vendiscope.gui.services import WindowServices
+
+ViewFactory = Callable[[ProjectDocument, str, "WindowServices | None"], QWidget]
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,7 @@ class ViewTabs(QTabWidget):
 
     dataset_changed = Signal(str)
 
-    def __init__(self, document: ProjectDocument, window: Any = None) -> None:
+    def __init__(self, document: ProjectDocument, window: WindowServices | None = None) -> None:
         super().__init__()
         self.document = document
         self.window_ = window

@@ -13,9 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from vendiscope.api import Choices, Embedder, PluginError, Range, representative_order
-from vendiscope.core.weights.bundled import sentence_encoder_dir
-from vendiscope.core.weights.loading import quiet_loading
+from vendiscope.api import (
+    Choices,
+    Embedder,
+    PluginError,
+    Range,
+    quiet_loading,
+    representative_order,
+    sentence_encoder_dir,
+)
 
 if TYPE_CHECKING:
     import numpy as np

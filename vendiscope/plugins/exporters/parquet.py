@@ -19,7 +19,7 @@ class ParquetExporter(Exporter):
     (metadata included) is used, so types come back exactly: integers, timestamps, binary,
     decimals, nested lists and structs. Otherwise the types are inferred from the first
     batch of rows, and a later row whose value does not fit raises
-    :class:`~vendiscope.core.base.errors.ExportError` naming the row and column.
+    :class:`~vendiscope.api.ExportError` naming the row and column.
 
     Parameters
     ----------

@@ -14,19 +14,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from vendiscope.api import Choices, Featurizer, Range
-from vendiscope.core.gradients.dims import PAPER_DIM, auto_dim
-from vendiscope.core.gradients.features import (
-    MODES,
-    PRECISIONS,
+from vendiscope.api import (
+    DEFAULT_GRADIENT_PRESET,
+    GRADIENT_MODES,
+    GRADIENT_PRECISIONS,
+    GRADIENT_PRESETS,
+    PAPER_DIM,
+    SKETCH_KINDS,
+    Choices,
+    Featurizer,
     GradientEngine,
+    Range,
+    auto_dim,
     gradient_precision,
+    load_proxy,
+    model_label,
+    parse_memory,
+    parse_parameter_set,
     resolve_device,
 )
-from vendiscope.core.gradients.memory import parse_memory
-from vendiscope.core.gradients.presets import DEFAULT_PRESET, PRESETS
-from vendiscope.core.gradients.proxy import load_proxy, model_label, parse_parameter_set
-from vendiscope.core.gradients.sketch import KINDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,29 +94,29 @@ class GradientFeaturizer(Featurizer):
     def __init__(
         self,
         model: str | None = None,
-        mode: Annotated[str, Choices(*MODES)] = "fast",
-        parameters: str = PRESETS[DEFAULT_PRESET]["parameters"],
+        mode: Annotated[str, Choices(*GRADIENT_MODES)] = "fast",
+        parameters: str = GRADIENT_PRESETS[DEFAULT_GRADIENT_PRESET]["parameters"],
         dim: Annotated[int | None, Range(1)] = PAPER_DIM,
         seed: Annotated[int, Range(0)] = 0,
         device: str = "auto",
         batch_size: Annotated[int | None, Range(1)] = None,
         max_length: Annotated[int, Range(2)] = 512,
-        projection: Annotated[str, Choices(*KINDS)] = "sparse",
-        precision: Annotated[str, Choices(*PRECISIONS)] = "auto",
+        projection: Annotated[str, Choices(*SKETCH_KINDS)] = "sparse",
+        precision: Annotated[str, Choices(*GRADIENT_PRECISIONS)] = "auto",
         end_of_turn: bool = True,
         system_prompt: str | None = None,
         max_memory: str | None = None,
     ) -> None:
-        if mode not in MODES:
-            raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
+        if mode not in GRADIENT_MODES:
+            raise ValueError(f"unknown mode '{mode}' (choose one of: {', '.join(GRADIENT_MODES)})")
         parse_parameter_set(parameters)
-        if projection not in KINDS:
+        if projection not in SKETCH_KINDS:
             raise ValueError(
-                f"unknown projection '{projection}' (choose one of: {', '.join(KINDS)})"
+                f"unknown projection '{projection}' (choose one of: {', '.join(SKETCH_KINDS)})"
             )
-        if precision not in PRECISIONS:
+        if precision not in GRADIENT_PRECISIONS:
             raise ValueError(
-                f"unknown precision '{precision}' (choose one of: {', '.join(PRECISIONS)})"
+                f"unknown precision '{precision}' (choose one of: {', '.join(GRADIENT_PRECISIONS)})"
             )
         if (
             (dim is not None and int(dim) < 1)

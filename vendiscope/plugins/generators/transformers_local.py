@@ -5,7 +5,7 @@ left-padded into batches and completed with ``model.generate``. Each batch is se
 call's ``seed`` and the batch's index, so the same prompts, seed and batch size give the same
 texts on one machine. The model is the bundled SmolLM2-135M-Instruct by default (offline), a
 ``.gguf`` file, a local Hugging Face folder or a hub id, loaded once per instance by the
-loader the gradient featurizer uses (:func:`vendiscope.core.gradients.proxy.load_proxy`).
+loader the gradient featurizer uses (:func:`vendiscope.api.load_proxy`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class TransformersGenerator(Generator):
     # ------------------------------------------------------------------ identity
     @property
     def model_id(self) -> str:
-        from vendiscope.core.gradients.proxy import model_label
+        from vendiscope.api import model_label
 
         return (
             f"transformers/{VERSION} model={model_label(self.model)} "
@@ -79,7 +79,7 @@ class TransformersGenerator(Generator):
 
     def describe(self) -> dict[str, Any]:
         """Model, settings and, once loaded, the model's type, size and device."""
-        from vendiscope.core.gradients.proxy import model_label
+        from vendiscope.api import model_label
 
         facts: dict[str, Any] = {
             "model": model_label(self.model),
@@ -111,8 +111,7 @@ class TransformersGenerator(Generator):
         if loaded is None:
             import torch
 
-            from vendiscope.core.gradients.features import resolve_device
-            from vendiscope.core.gradients.proxy import load_proxy
+            from vendiscope.api import load_proxy, resolve_device
 
             device = resolve_device(self.device)
             dtype = torch.float32

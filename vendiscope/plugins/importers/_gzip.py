@@ -35,6 +35,7 @@ class _Bounded(io.RawIOBase):
         self._unzipped.close()
         super().close()
 
+    # mypy, on the next line: io.RawIOBase declares a wider buffer type
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         data = self._unzipped.read(min(len(buffer), self._limit - self.count + 1))
         self.count += len(data)

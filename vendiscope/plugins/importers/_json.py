@@ -249,6 +249,7 @@ class Scanner:
                 match = _STRING_END.search(data, pos)
                 found = match.start() if match is not None else -1
             else:  # blank space, scalars, whole strings: at C speed, to the next bracket
+                # mypy, on the next line: _SKIP matches the empty string, never None
                 found = _SKIP.match(data, pos).end()  # type: ignore[union-attr]
                 if found >= len(data):
                     found = -1

@@ -33,7 +33,7 @@ make the reader work for hours (1 MB of gzip holds 1 GiB of newlines):
 A source over either is refused as a whole (it is no bad row): the import stops, and
 nothing of it is imported.
 
-A row over a limit is a :class:`~vendiscope.core.plugins.interfaces.BadRow` naming the row
+A row over a limit is a :class:`~vendiscope.api.BadRow` naming the row
 and, where there is one, the field: the import stops on it, or skips and reports it with
 ``--skip-bad``. So is a NUL byte in the text of a text source (JSON Lines, JSON, CSV/TSV, a
 text file): it is the mark of binary data or damage, not of text. JSON's escape ``\\u0000``

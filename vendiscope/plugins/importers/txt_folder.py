@@ -6,8 +6,15 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from vendiscope.api import BadRow, Importer, InputError, Location, SourceInfo, SourceRow
-from vendiscope.core.base.project_files import looks_like_project_file
+from vendiscope.api import (
+    BadRow,
+    Importer,
+    InputError,
+    Location,
+    SourceInfo,
+    SourceRow,
+    looks_like_project_file,
+)
 from vendiscope.plugins.importers._common import (
     canonical_encoding,
     check_folder,

@@ -7,8 +7,21 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from vendiscope.api import Choices, Metric, MetricResult, Range
-from vendiscope.core.metrics import resolution, vendi, vendi_records
+from vendiscope.api import (
+    Choices,
+    Metric,
+    MetricResult,
+    Range,
+    check_quality,
+    check_vendi_order,
+    column_sum,
+    knn_uniqueness,
+    leverage_scores,
+    resolution_details,
+    vendi_bootstrap_ci,
+    vendi_contributions,
+    vendi_decompose,
+)
 
 PER_RECORD = (None, "leverage", "contribution", "uniqueness")
 """The per-record scores :class:`VendiMetric` can attach (``None``: none)."""
@@ -21,8 +34,8 @@ class VendiMetric(Metric):
     """The Vendi score: the effective number of distinct examples in a vector set.
 
     ``exp`` of the Rényi entropy of order ``q`` of the eigenvalues of the cosine-similarity
-    matrix divided by ``n`` (see :mod:`vendiscope.core.metrics.vendi`). On projected gradients this
-    is G-Vendi; on sentence embeddings, embedding-Vendi.
+    matrix divided by ``n`` (see :func:`vendiscope.api.vendi_decompose`). On projected
+    gradients this is G-Vendi; on sentence embeddings, embedding-Vendi.
 
     Parameters
     ----------
@@ -67,7 +80,7 @@ class VendiMetric(Metric):
         self.level = level
 
     def _check_params(self) -> float:
-        order = vendi.check_order(self.q)
+        order = check_vendi_order(self.q)
         if self.per_record not in PER_RECORD:
             raise ValueError(
                 f"per_record must be one of {', '.join(map(repr, PER_RECORD))}; "
@@ -100,27 +113,25 @@ class VendiMetric(Metric):
                 f"got shape {matrix.shape}"
             )
         n, d = matrix.shape
-        weights = None if quality is None else vendi.check_quality(quality, n)
+        weights = None if quality is None else check_quality(quality, n)
         needs_vectors = self.per_record in ("leverage", "contribution")
-        dec = vendi.decompose(matrix, normalize=self.normalize, eigenvectors=needs_vectors)
+        dec = vendi_decompose(matrix, normalize=self.normalize, eigenvectors=needs_vectors)
         score = dec.score(order)
         value = score if weights is None else float(weights.mean()) * score
 
         per_record = None
         if self.per_record == "leverage":
-            per_record = vendi_records.leverage_scores(
-                matrix, normalize=self.normalize, decomposition=dec
-            )
+            per_record = leverage_scores(matrix, normalize=self.normalize, decomposition=dec)
         elif self.per_record == "contribution":
-            per_record = vendi_records.vendi_contributions(
+            per_record = vendi_contributions(
                 matrix, order, normalize=self.normalize, quality=weights, decomposition=dec
             )
         elif self.per_record == "uniqueness":
-            per_record = vendi_records.knn_uniqueness(matrix, self.k, normalize=self.normalize)
+            per_record = knn_uniqueness(matrix, self.k, normalize=self.normalize)
 
         ci = None
         if self.bootstrap:
-            low, high = vendi.bootstrap_ci(
+            low, high = vendi_bootstrap_ci(
                 matrix,
                 order,
                 n_boot=int(self.bootstrap),
@@ -145,6 +156,6 @@ class VendiMetric(Metric):
             "per_record": self.per_record,
         }
         # where the score sits between "all alike" and "all different", and a verdict
-        total = resolution.column_sum(matrix, normalize=self.normalize)
-        details.update(resolution.resolution_details(score, n, total, q=order, d=d))
+        total = column_sum(matrix, normalize=self.normalize)
+        details.update(resolution_details(score, n, total, q=order, d=d))
         return MetricResult(value, per_record=per_record, details=details)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.api import CancelToken, Progress, Selection, Selector
-from vendiscope.core.selection.dpp import greedy_dpp
+from vendiscope.api import CancelToken, Progress, Selection, Selector, greedy_dpp
 
 
 class DPPSelector(Selector):
     """Greedily maximise ``log det`` of the cosine kernel of the subset (a k-DPP's MAP).
 
-    See :func:`vendiscope.core.selection.greedy_dpp`: kernel
+    See :func:`vendiscope.api.greedy_dpp`: kernel
     ``L = diag(q) (X X^T + ridge I) diag(q)`` with ``q`` the quality weights (all ones
     without them), built from the features on the fly (never ``n x n``).
 

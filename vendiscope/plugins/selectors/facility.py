@@ -6,14 +6,13 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.api import CancelToken, Progress, Selection, Selector
-from vendiscope.core.selection.facility import facility_location
+from vendiscope.api import CancelToken, Progress, Selection, Selector, facility_location
 
 
 class FacilityLocationSelector(Selector):
     """Pick representatives: maximise ``sum_i max_{j in S} sim(i, j)`` over a kNN graph.
 
-    See :func:`vendiscope.core.selection.facility_location` (lazy greedy, exact greedy
+    See :func:`vendiscope.api.facility_location` (lazy greedy, exact greedy
     picks, memory ``O(n * n_neighbors)``). With quality weights a row is represented by a
     selected neighbour ``j`` with value ``quality_j * sim(i, j)``.
 

@@ -6,14 +6,13 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.api import CancelToken, Progress, Selection, Selector
-from vendiscope.core.selection.greedy_vendi import greedy_vendi
+from vendiscope.api import CancelToken, Progress, Selection, Selector, greedy_vendi
 
 
 class GreedyVendiSelector(Selector):
     """Add, one at a time, the row that raises the Vendi score of the subset the most.
 
-    See :func:`vendiscope.core.selection.greedy_vendi`. With quality weights the
+    See :func:`vendiscope.api.greedy_vendi`. With quality weights the
     quality-weighted Vendi score ``mean(quality) * VS`` is maximised.
 
     Parameters

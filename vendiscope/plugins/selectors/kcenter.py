@@ -6,14 +6,21 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.api import CancelToken, Progress, Selection, StreamingSelector, VectorSource
-from vendiscope.core.selection.kcenter import k_center, k_center_streamed
+from vendiscope.api import (
+    CancelToken,
+    Progress,
+    Selection,
+    StreamingSelector,
+    VectorSource,
+    k_center,
+    k_center_streamed,
+)
 
 
 class KCenterSelector(StreamingSelector):
     """Pick, one at a time, the row farthest from the rows already picked (Sener & Savarese).
 
-    See :func:`vendiscope.core.selection.k_center`; the objective is the covering radius
+    See :func:`vendiscope.api.k_center`; the objective is the covering radius
     (smaller is better). With quality weights, the pick maximises quality times distance.
 
     Parameters

@@ -6,14 +6,13 @@ from typing import Literal
 
 import numpy as np
 
-from vendiscope.api import CancelToken, Progress, Selection, Selector
-from vendiscope.core.selection.prismatic import prismatic
+from vendiscope.api import CancelToken, Progress, Selection, Selector, prismatic
 
 
 class PrismaticSelector(Selector):
     """Sample from sparse spherical-k-means clusters (Prismatic Synthesis).
 
-    See :func:`vendiscope.core.selection.prismatic`. With quality weights, rows are drawn
+    See :func:`vendiscope.api.prismatic`. With quality weights, rows are drawn
     proportionally to quality within the chosen clusters.
 
     Parameters

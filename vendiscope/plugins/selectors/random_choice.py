@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.api import CancelToken, Progress, Selection, StreamingSelector, VectorSource
-from vendiscope.core.selection.random_choice import random_selection
+from vendiscope.api import (
+    CancelToken,
+    Progress,
+    Selection,
+    StreamingSelector,
+    VectorSource,
+    random_selection,
+)
 
 
 class RandomSelector(StreamingSelector):
     """``k`` rows uniformly at random without replacement (proportionally to quality, if given).
 
-    See :func:`vendiscope.core.selection.random_selection`. The control every other
+    See :func:`vendiscope.api.random_selection`. The control every other
     selector is compared with.
 
     Parameters

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vendiscope.core.gradients.render import Encoded
+    from vendiscope.api import Encoded
 
 
 def check_examples(examples: Sequence[dict[str, Any]], what: str = "example") -> None:
@@ -45,7 +45,7 @@ def encode(
     tokenizer: Any, examples: Sequence[dict[str, Any]], max_length: int, what: str = "example"
 ) -> list[Encoded]:
     """Token ids and response-token labels of each example (chat template when there is one)."""
-    from vendiscope.core.gradients.render import encode_examples
+    from vendiscope.api import encode_examples
 
     records = [{"prompt": e["prompt"], "response": e["response"]} for e in examples]
     encoded = encode_examples(tokenizer, records, max_length=max_length, chat_template=True)

@@ -19,12 +19,12 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.gradients.batches import collate, per_example_loss
+from vendiscope.api import collate, per_example_loss
 
 if TYPE_CHECKING:
     import torch
 
-    from vendiscope.core.gradients.render import Encoded
+    from vendiscope.api import Encoded
 
 TOLERANCE = 1e-4
 """Largest difference (nats, float32) between the cached and the full loss of the probe."""
@@ -81,7 +81,7 @@ class Forward:
     def __init__(
         self, model: Any, *, first: int, pad_id: int, cache_mb: float, enabled: bool, autocast: Any
     ) -> None:
-        from vendiscope.core.gradients.proxy import transformer_blocks
+        from vendiscope.api import transformer_blocks
 
         self.model = model
         self.first = int(first)
@@ -181,7 +181,7 @@ class Forward:
         missing: list[int] = []  # one row per distinct example not cached
         for i, key in enumerate(keys):
             if key not in found:
-                found[key] = None  # type: ignore[assignment]  # filled below
+                found[key] = None  # filled below
                 missing.append(i)
         if missing:
             todo = [examples[i] for i in missing]
@@ -193,6 +193,7 @@ class Forward:
                 found[keys[i]] = value
                 if store:
                     self.cache.put(keys[i], value)
+        # mypy, on the next line: every key filled above, none left None
         return [found[key] for key in keys]  # type: ignore[misc]
 
     def _bottom(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:

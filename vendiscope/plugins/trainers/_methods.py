@@ -20,7 +20,7 @@ class Method:
     def __init__(
         self, model: Any, *, method: str, blocks: int, lora_rank: int, lora_alpha: float
     ) -> None:
-        from vendiscope.core.gradients.proxy import selected_modules, transformer_blocks
+        from vendiscope.api import selected_modules, transformer_blocks
 
         self.method = method
         count = len(transformer_blocks(model))

@@ -17,12 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.api import Evaluation, final_answer, same_answer
-from vendiscope.core.gradients.batches import length_buckets
+from vendiscope.api import Evaluation, final_answer, length_buckets, same_answer
 from vendiscope.plugins.trainers._examples import encode
 
 if TYPE_CHECKING:
-    from vendiscope.core.gradients.render import Encoded
+    from vendiscope.api import Encoded
     from vendiscope.plugins.trainers._frozen import Forward
 
 
@@ -113,7 +112,7 @@ class Scorer:
         """Greedy completions of user turns (left-padded batch, the full model)."""
         import torch
 
-        from vendiscope.core.gradients.batches import pad_token_id
+        from vendiscope.api import pad_token_id
         from vendiscope.plugins.generators._common import completion_text, stop_token_ids
 
         model = self.forward.model
@@ -141,7 +140,7 @@ class Scorer:
 
     def _prompt_ids(self, prompt: str) -> list[int]:
         """The user turn rendered as encode_examples renders it, up to the assistant's turn."""
-        from vendiscope.core.gradients.render import has_chat_template
+        from vendiscope.api import has_chat_template
 
         tokenizer = self.tokenizer
         if has_chat_template(tokenizer):

@@ -2,8 +2,8 @@
 
 The model (the bundled SmolLM2-135M-Instruct by default, or a ``.gguf`` file, a local folder,
 a hub id) is loaded once per instance by the loader the gradient featurizer uses
-(:func:`vendiscope.core.gradients.proxy.load_proxy`); examples are rendered with its chat
-template and trained on their response tokens only (:mod:`vendiscope.core.gradients.render`).
+(:func:`vendiscope.api.load_proxy`); examples are rendered with its chat template and
+trained on their response tokens only (:func:`vendiscope.api.encode_examples`).
 
 Each :meth:`CausalLMTrainer.train` starts from the untrained model: the last ``blocks``
 transformer blocks get back their initial weights (``method="last-blocks"``), or LoRA adapters
@@ -138,7 +138,7 @@ class CausalLMTrainer(Trainer):
 
     @property
     def model_id(self) -> str:
-        from vendiscope.core.gradients.proxy import model_label
+        from vendiscope.api import model_label
 
         method = f"method={self.method} blocks={int(self.blocks)}"
         if self.method == "lora":
@@ -155,7 +155,7 @@ class CausalLMTrainer(Trainer):
 
     def describe(self) -> dict[str, Any]:
         """The settings and, once loaded, the model, device, precision and frozen cache."""
-        from vendiscope.core.gradients.proxy import model_label
+        from vendiscope.api import model_label
 
         facts: dict[str, Any] = {
             "model": model_label(self.model),
@@ -273,9 +273,7 @@ class _Loaded:
     def __init__(self, trainer: CausalLMTrainer) -> None:
         import torch
 
-        from vendiscope.core.gradients.batches import pad_token_id
-        from vendiscope.core.gradients.features import effective_precision, resolve_device
-        from vendiscope.core.gradients.proxy import load_proxy
+        from vendiscope.api import effective_precision, load_proxy, pad_token_id, resolve_device
         from vendiscope.plugins.trainers._frozen import Forward
         from vendiscope.plugins.trainers._methods import Method
         from vendiscope.plugins.trainers._scoring import Scorer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from vendiscope.api import FromProject, Range, View, shorten, view_data
+from vendiscope.api import DEFAULT_MIN_SIMILARITY, FromProject, Range, View, shorten, view_data
 from vendiscope.plugins.views._common import chart, check_choice, check_count, rounded
 
 
@@ -39,7 +39,7 @@ class CoverageView(View):
 
     def __init__(
         self,
-        radius: Annotated[float, Range(-1, 1)] = 0.8,
+        radius: Annotated[float, Range(-1, 1)] = DEFAULT_MIN_SIMILARITY,
         show: Literal["curve", "uncovered"] = "curve",
         vector_set: Annotated[
             str | None, FromProject("vector_set", ("embedding",), none="the latest embeddings")

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from vendiscope.api import Choices, Range, View, view_data
-from vendiscope.core.studies.chart import OUTCOME_LABELS, study_chart, verdict
+from vendiscope.api import (
+    STUDY_OUTCOME_LABELS,
+    Choices,
+    Range,
+    View,
+    study_chart,
+    study_verdict,
+    view_data,
+)
 
-OUTCOMES = tuple(OUTCOME_LABELS)
+OUTCOMES = tuple(STUDY_OUTCOME_LABELS)
 
 
 class StudyScatterView(View):
@@ -62,7 +69,7 @@ class StudyScatterView(View):
         result = run["result"]
         name = result.get("name") or run["params"].get("name") or "study"
         if self.outcome == "accuracy_gain" and not result.get("checkable"):
-            raise ValueError(f"{name}: {verdict(result, self.outcome)}")
+            raise ValueError(f"{name}: {study_verdict(result, self.outcome)}")
         metric = self.metric or strongest(result, self.outcome)
         if metric is None:
             raise ValueError(f"{name} has no metric values yet (run {run['run_id']})")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from vendiscope.api import Range, View, view_data
-from vendiscope.core.synthesis.curve import TITLE, synthesis_chart
+from vendiscope.api import SYNTHESIS_TITLE, Range, View, synthesis_chart, view_data
 
 
 class SynthesisCurveView(View):
@@ -41,5 +40,5 @@ class SynthesisCurveView(View):
             run = chosen[0]
         else:
             run = runs[-1]
-        title = f"{TITLE} (run {run['run_id']})"
+        title = f"{SYNTHESIS_TITLE} (run {run['run_id']})"
         return synthesis_chart(run["result"], title=title, status=run["status"])
