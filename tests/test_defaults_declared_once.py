@@ -5,6 +5,8 @@ proposed 4 duplicate-heavy controls where ``StudyOptions`` said 0)."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +18,8 @@ from vendiscope.core.neighbors.options import (
     DEFAULT_NEAR_DUPLICATE_THRESHOLD,
 )
 from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
-from vendiscope.core.studies.options import StudyOptions
-from vendiscope.core.studies.plan import PlanSpec
+from vendiscope.core.studies.options import DEFAULT_SIZE, DEFAULT_TRAINER, StudyOptions
+from vendiscope.core.studies.spec import PlanSpec
 
 PACKAGE = Path(__file__).resolve().parents[1] / "vendiscope"
 ANNOTATED = r"(?::\s*Annotated\[(?:(?!\n\s*\w+\s*:\s)[\s\S])*?\]\s*)"
@@ -73,6 +75,18 @@ DEFAULTS = {
     ),
     # a selector names itself (``method="greedy-vendi"``): only signatures count here
     "selection method": (r"method|DEFAULT_METHOD", DEFAULT_METHOD, "core/selection/options.py"),
+    # a study: the CLI's --subsets is the random subsets when no other kind is asked for
+    "study random subsets": (r"random|subsets", StudyOptions.random, "core/studies/spec.py"),
+    "study duplicate-heavy controls": (
+        "duplicates",
+        StudyOptions.duplicates,
+        "core/studies/spec.py",
+    ),
+    "study selector draws": ("selector_draws", StudyOptions.selector_draws, "core/studies/spec.py"),
+    "study seeds": ("seeds", StudyOptions.seeds, "core/studies/options.py"),
+    "study pilot": ("pilot", StudyOptions.pilot, "core/studies/options.py"),
+    "study subset size": (r"size|DEFAULT_SIZE", DEFAULT_SIZE, "core/studies/options.py"),
+    "study trainer": (r"trainer|DEFAULT_TRAINER", DEFAULT_TRAINER, "core/studies/options.py"),
 }
 KEYWORDS = {"selection method": False}
 
@@ -92,15 +106,23 @@ def test_each_default_is_written_in_one_file(operation: str) -> None:
     assert _files_writing(pattern) == [home]
 
 
-@pytest.mark.slow
 def test_the_study_plan_defaults_are_the_plans_and_no_form_writes_its_own() -> None:
     assert StudyOptions.duplicates == PlanSpec.duplicates == 0
     assert StudyOptions.random == PlanSpec.random
-    for field in ("duplicates", "random", "seeds"):  # (a pool without sources sets 0)
-        copied = default_positions(field, getattr(StudyOptions, field))
-        assert [f for f in _files_writing(copied) if f.startswith("gui/")] == [], field
+    assert StudyOptions.sources == PlanSpec.sources  # (a pool without sources sets 0)
     drifted = default_positions("duplicates", 4)  # the study dialog's old default
     assert _files_writing(drifted) == []
+
+
+def test_the_study_defaults_load_without_numpy() -> None:
+    """The CLI and the Python API read them at start-up, which must not load numpy."""
+    probe = (
+        "import sys\n"
+        "import vendiscope.core.studies.options, vendiscope.python_api, vendiscope.cli._study\n"
+        "print('NUMPY', 'numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert "NUMPY False" in out.stdout
 
 
 @pytest.mark.parametrize(
@@ -117,6 +139,12 @@ def test_the_study_plan_defaults_are_the_plans_and_no_form_writes_its_own() -> N
         "    radius: Annotated[float, Range(-1, 1)] = 0.8,",
         '    method: str = "greedy-vendi",',
         "    k: int = 20,",
+        "    subsets: Annotated[int, typer.Option(min=1)] = 20,",
+        "    random: int = 20,",
+        "    seeds: Annotated[int, typer.Option(min=1, help='x')] = 3,",
+        "    duplicates: int = 0,",
+        "    size: int = 500,",
+        '    trainer: str = "causal-lm",',
     ],
 )
 def test_the_patterns_find_a_copy(line: str) -> None:

@@ -65,6 +65,12 @@ from vendiscope.core.neighbors.options import (
     DEFAULT_NEAR_DUPLICATE_THRESHOLD,
 )
 from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
+from vendiscope.core.studies.options import (
+    DEFAULT_METRICS,
+    DEFAULT_SIZE,
+    DEFAULT_TRAINER,
+    StudyOptions,
+)
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -632,15 +638,15 @@ class Project:
         pool: str,
         target: str,
         *,
-        size: int = 500,
-        random: int = 20,
-        seeds: int = 3,
-        trainer: str = "causal-lm",
+        size: int = DEFAULT_SIZE,
+        random: int = StudyOptions.random,
+        seeds: int = StudyOptions.seeds,
+        trainer: str = DEFAULT_TRAINER,
         trainer_params: dict[str, Any] | None = None,
         metrics: Sequence[str] | None = None,
         name: str | None = None,
         force: bool = False,
-        seed: int = 0,
+        seed: int = StudyOptions.seed,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
         **options: Any,
@@ -678,10 +684,8 @@ class Project:
         return self._run(estimate_study, pool, target, chosen, progress=progress, cancel=cancel)
 
     @staticmethod
-    def _study_options(**options: Any) -> Any:
-        from vendiscope.core.studies.options import DEFAULT_METRICS, StudyOptions
-
-        options.setdefault("size", 500)
+    def _study_options(**options: Any) -> StudyOptions:
+        options.setdefault("size", DEFAULT_SIZE)
         options["trainer_params"] = dict(options.get("trainer_params") or {})
         options["metrics"] = tuple(options.get("metrics") or DEFAULT_METRICS)
         return StudyOptions(**options)

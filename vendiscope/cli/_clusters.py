@@ -10,6 +10,7 @@ from rich.table import Table
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, reports_errors
+from vendiscope.cli._vector_sets import CandidateSetOpt, GradientFirstSetOpt
 
 
 @app.command()
@@ -17,9 +18,7 @@ from vendiscope.cli._output import console, reports_errors
 def clusters(
     project: ProjectArg,
     dataset: DatasetArg,
-    vectors: Annotated[
-        str | None, typer.Option(help="Vector set (default: the latest gradients).")
-    ] = None,
+    vectors: GradientFirstSetOpt = None,
     n_clusters: Annotated[
         int | None, typer.Option("--n-clusters", "-n", min=1, help="Default: records / 10.")
     ] = None,
@@ -66,10 +65,7 @@ def filter_candidates_(
     project: ProjectArg,
     pool: Annotated[str, typer.Argument(help="The dataset whose sparse clusters to fill.")],
     candidates: Annotated[str, typer.Argument(help="The dataset of new candidate records.")],
-    vectors: Annotated[
-        str | None,
-        typer.Option(help="Candidates' vector set (default: the one made like the pool's)."),
-    ] = None,
+    vectors: CandidateSetOpt = None,
     cluster_run: Annotated[
         int | None, typer.Option(help="Clustering run of the pool (default: the latest).")
     ] = None,

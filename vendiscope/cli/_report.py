@@ -23,6 +23,7 @@ from vendiscope.cli._app import (
 )
 from vendiscope.cli._json_output import command_line, emit
 from vendiscope.cli._output import console, reports_errors
+from vendiscope.cli._vector_sets import EmbeddingSetOpt, VectorSetOpt
 from vendiscope.core.base.text import shown_path
 from vendiscope.core.maps.options import METHODS, MapOptions
 from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
@@ -33,10 +34,7 @@ from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 def map_(
     project: ProjectArg,
     dataset: DatasetArg,
-    vectors: Annotated[
-        str | None,
-        typer.Option(help="Vector set (default: the latest embeddings, else gradients)."),
-    ] = None,
+    vectors: VectorSetOpt = None,
     method: Annotated[str, typer.Option(help=f"{' or '.join(METHODS)}.")] = MapOptions.method,
     n_neighbors: Annotated[
         int, typer.Option(min=2, help="UMAP neighbours.")
@@ -106,10 +104,7 @@ def view(
     target: Annotated[
         str | None, typer.Option(help="Target dataset, for views that need one (coverage).")
     ] = None,
-    vectors: Annotated[
-        str | None,
-        typer.Option(help="Vector set given to views as data['vectors'] (default: the latest)."),
-    ] = None,
+    vectors: VectorSetOpt = None,
     scores: Annotated[
         str | None,
         typer.Option(help="Score set given to views as data['scores'] (default: the latest)."),
@@ -120,7 +115,10 @@ def view(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Draw any view plugin (built-in or third-party) to PNG or SVG, or save its chart JSON."""
+    """Draw any view plugin (built-in or third-party) to PNG or SVG, or save its chart JSON.
+
+    The view reads --vectors as data['vectors'] and --scores as data['scores'].
+    """
     import json as jsonlib
 
     from vendiscope.cli._output import plugin_params
@@ -181,13 +179,8 @@ def report(
     ] = None,
     min_similarity: MinSimilarityOpt = DEFAULT_MIN_SIMILARITY,
     radius: RadiusOpt = None,
-    target_vectors: Annotated[
-        str | None, typer.Option(help="Target vector set (default: its latest embeddings).")
-    ] = None,
-    vectors: Annotated[
-        str | None,
-        typer.Option(help="Vector set for coverage (default: the latest embeddings)."),
-    ] = None,
+    target_vectors: EmbeddingSetOpt = None,
+    vectors: EmbeddingSetOpt = None,
     compute: Annotated[
         bool,
         typer.Option(
@@ -207,7 +200,11 @@ def report(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Write a self-contained diversity audit of a dataset (one HTML file, or JSON)."""
+    """Write a self-contained diversity audit of a dataset (one HTML file, or JSON).
+
+    With --target it also measures how well the dataset covers TARGET, on the embedding sets
+    --vectors (the dataset's) and --target-vectors (the target's).
+    """
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.report.build import COMPUTE_STEPS, write_report
     from vendiscope.core.store.project import Project

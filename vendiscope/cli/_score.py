@@ -15,6 +15,7 @@ import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._output import all_option, plugin_params, reports_errors
+from vendiscope.cli._vector_sets import MetricSetOpt
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
 
 
@@ -26,9 +27,7 @@ def score(
     metric: Annotated[
         str, typer.Option(help="gvendi (gradients), vendi (embeddings), or a metric plugin.")
     ] = "gvendi",
-    vectors: Annotated[
-        str | None, typer.Option(help="Vector set (default: the latest of the metric's kind).")
-    ] = None,
+    vectors: MetricSetOpt = None,
     q: Annotated[float, typer.Option(help="Order of the Vendi score (0.5, 1, 2, inf).")] = 1.0,
     bootstrap: Annotated[
         int, typer.Option(min=0, help="Bootstrap resamples for a confidence interval.")

@@ -18,18 +18,13 @@ from vendiscope.cli._app import (
 )
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, fail, reports_errors, shorten
+from vendiscope.cli._vector_sets import EmbeddingSetOpt
 from vendiscope.core.neighbors.options import (
     DEFAULT_MIN_SIMILARITY,
     DEFAULT_NEAR_DUPLICATE_K,
     DEFAULT_NEAR_DUPLICATE_THRESHOLD,
 )
 
-VectorsOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--vectors", help="Vector set (default: the dataset's most recent embedding set)."
-    ),
-]
 IndexOpt = Annotated[
     str,
     typer.Option(
@@ -50,7 +45,7 @@ def _text(record: Any, width: int = 70) -> str:
 def neighbors(
     project: ProjectArg,
     dataset: DatasetArg,
-    vectors: VectorsOpt = None,
+    vectors: EmbeddingSetOpt = None,
     record: Annotated[
         int | None, typer.Option("--record", "-r", min=0, help="Query by this record position.")
     ] = None,
@@ -125,7 +120,7 @@ def neighbors(
 def near_dups(
     project: ProjectArg,
     dataset: DatasetArg,
-    vectors: VectorsOpt = None,
+    vectors: EmbeddingSetOpt = None,
     threshold: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Cosine similarity that makes a pair.")
     ] = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
@@ -220,12 +215,8 @@ def coverage(
     project: ProjectArg,
     train: Annotated[str, typer.Argument(help="Training dataset (the one that should cover).")],
     target: Annotated[str, typer.Argument(help="Target dataset (e.g. a benchmark).")],
-    train_vectors: Annotated[
-        str | None, typer.Option(help="Train vector set (default: most recent embedding set).")
-    ] = None,
-    target_vectors: Annotated[
-        str | None, typer.Option(help="Target vector set (default: most recent embedding set).")
-    ] = None,
+    train_vectors: EmbeddingSetOpt = None,
+    target_vectors: EmbeddingSetOpt = None,
     min_similarity: MinSimilarityOpt = DEFAULT_MIN_SIMILARITY,
     radius: RadiusOpt = None,
     train_subset: Annotated[

@@ -10,6 +10,7 @@ from rich.table import Table
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, plugin_params, reports_errors
+from vendiscope.cli._vector_sets import GradientFirstSetOpt
 from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
 
 if TYPE_CHECKING:
@@ -29,10 +30,7 @@ def select(
             "random, or a plugin's."
         ),
     ] = DEFAULT_METHOD,
-    vectors: Annotated[
-        str | None,
-        typer.Option(help="Vector set (default: the latest gradients, else embeddings)."),
-    ] = None,
+    vectors: GradientFirstSetOpt = None,
     quality: Annotated[
         str | None,
         typer.Option(help="Weight by a numeric record field or a one-column score set."),

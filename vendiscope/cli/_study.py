@@ -9,6 +9,14 @@ import typer
 from vendiscope.cli._app import JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, errors, fail, plugin_params, reports_errors
+from vendiscope.cli._vector_sets import EmbeddingSetOpt, GradientSetOpt
+from vendiscope.core.studies.options import (
+    DEFAULT_METRICS,
+    DEFAULT_SIZE,
+    DEFAULT_TARGET_ROWS,
+    DEFAULT_TRAINER,
+    StudyOptions,
+)
 
 PLAN = "Plan"
 TRAINER = "Trainer"
@@ -25,7 +33,7 @@ def study(
     ],
     size: Annotated[
         int, typer.Option(min=2, help="Rows per training subset.", rich_help_panel=PLAN)
-    ] = 500,
+    ] = DEFAULT_SIZE,
     subsets: Annotated[
         int,
         typer.Option(
@@ -33,7 +41,7 @@ def study(
             help="Subsets in all: random draws fill what the other kinds leave.",
             rich_help_panel=PLAN,
         ),
-    ] = 20,
+    ] = StudyOptions.random,
     duplicates: Annotated[
         int,
         typer.Option(
@@ -42,13 +50,13 @@ def study(
             "construction.",
             rich_help_panel=PLAN,
         ),
-    ] = 0,
+    ] = StudyOptions.duplicates,
     sources: Annotated[
         int,
         typer.Option(
             min=0, help="Subsets drawn from only some of the pool's sources.", rich_help_panel=PLAN
         ),
-    ] = 0,
+    ] = StudyOptions.sources,
     selector: Annotated[
         list[str] | None,
         typer.Option(
@@ -59,16 +67,18 @@ def study(
     selector_draws: Annotated[
         int,
         typer.Option(min=1, help="Subsets per selector (one seed each).", rich_help_panel=PLAN),
-    ] = 1,
+    ] = StudyOptions.selector_draws,
     existing: Annotated[
         list[str] | None,
         typer.Option(help="One of the pool's own subsets, repeatable.", rich_help_panel=PLAN),
     ] = None,
-    seeds: Annotated[int, typer.Option(min=1, help="Training runs per subset, one seed each.")] = 3,
+    seeds: Annotated[int, typer.Option(min=1, help="Training runs per subset, one seed each.")] = (
+        StudyOptions.seeds
+    ),
     trainer: Annotated[
         str,
         typer.Option(help="Trainer plugin (see `vendiscope plugins`).", rich_help_panel=TRAINER),
-    ] = "causal-lm",
+    ] = DEFAULT_TRAINER,
     model: Annotated[
         str | None,
         typer.Option(
@@ -98,13 +108,13 @@ def study(
         typer.Option(
             min=0,
             help="Score on the first this many target rows; every run scores each of them "
-            "(default: 500; 0: all).",
+            f"(default: {DEFAULT_TARGET_ROWS}; 0: all).",
         ),
     ] = None,
     pilot: Annotated[
         int,
         typer.Option(min=2, help="Subsets trained with two seeds first, to measure seed noise."),
-    ] = 4,
+    ] = StudyOptions.pilot,
     force: Annotated[
         bool,
         typer.Option(
@@ -121,16 +131,14 @@ def study(
             "take more than a day, unless --force).",
         ),
     ] = False,
-    vectors: Annotated[
-        str | None, typer.Option(help="The pool's gradient set (default: the latest).")
-    ] = None,
-    embeddings: Annotated[
-        str | None, typer.Option(help="The pool's embedding set (default: the latest).")
-    ] = None,
+    vectors: GradientSetOpt = None,
+    embeddings: EmbeddingSetOpt = None,
     name: Annotated[
         str | None, typer.Option(help="The study's name (default study-N); resumes it.")
     ] = None,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the plan and of the runs.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the plan and of the runs.")] = (
+        StudyOptions.seed
+    ),
     json: JsonOpt = False,
 ) -> None:
     """Train a small model on many subsets of POOL and find which diversity score predicts
@@ -184,8 +192,6 @@ def study(
 
 def _options(*, subsets: int, **values: Any) -> Any:
     """The study's options, the random subsets filling what the other kinds leave."""
-    from vendiscope.core.studies.options import DEFAULT_METRICS, StudyOptions
-
     others = (
         len(values["selectors"]) * values["selector_draws"]
         + values["sources"]

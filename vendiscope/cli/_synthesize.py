@@ -10,6 +10,7 @@ import typer
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, errors, fail, plugin_params, reports_errors
+from vendiscope.cli._vector_sets import GradientSetOpt
 from vendiscope.core.base.text import shown_path
 
 GENERATOR_OPTIONS = "Generator"
@@ -102,9 +103,7 @@ def synthesize(
     name: Annotated[
         str | None, typer.Option(help="New dataset (default synth-N); resumes it if it exists.")
     ] = None,
-    vectors: Annotated[
-        str | None, typer.Option(help="The pool's gradient set (default: the latest).")
-    ] = None,
+    vectors: GradientSetOpt = None,
     seed: Annotated[int, typer.Option(help="Seed of the seeds, clustering and sampling.")] = 0,
     json: JsonOpt = False,
 ) -> None:

@@ -28,6 +28,7 @@ from vendiscope.core.metrics import (
 )
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.metrics.quality import quality_weights
+from vendiscope.core.metrics.run_result import ScoreRunResult
 from vendiscope.core.plugins.registry import PluginRegistry, default_registry
 from vendiscope.core.store import records, vectors
 from vendiscope.core.store.project import Project
@@ -207,17 +208,12 @@ def score_dataset(
             per_record_set = _store_per_record(project, dataset, run.id, target, result.per_record)
         progress.finish()
         details = {k: v for k, v in result.details.items() if _jsonable(v)}
-        recorded = {
-            "value": float(result.value),
-            "n": n,
-            "computed_on": resolve.describe(target, run.id),
-            "details": details,
-            "per_source": breakdown,
-            "per_record_set": per_record_set,
-        }
-        if subset is not None:
-            recorded.update(subset=subset, vs_random=baseline)
-        run.finish(recorded)
+        stored = ScoreRunResult(
+            value=float(result.value), n=n, computed_on=resolve.describe(target, run.id),
+            details=details, per_source=breakdown, per_record_set=per_record_set,
+            subset=subset, vs_random=baseline,
+        )  # fmt: skip
+        run.finish(stored.to_json())
     return ScoreResult(
         metric,
         target,

@@ -8,12 +8,14 @@ version key (they migrate). A result missing a field is refused by name, never r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.stored import number as _number
+from vendiscope.core.base.stored import optional as _optional
+from vendiscope.core.base.stored import required as _required
 
 SCHEMA = 1
 """The version of :meth:`SelectionResult.to_json`. Results without one are version 0 (the
@@ -173,31 +175,5 @@ def _migrated(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return data
 
 
-def _required(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
-    if key not in data:
-        raise ProjectError(f"{what}: its result has no '{key}'")
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise ProjectError(f"{what}: its result's '{key}' is {value!r:.80}, not {_names(kind)}")
-    return value
-
-
-def _optional(data: Mapping[str, Any], key: str, what: str) -> Any:
-    """A field every result holds, whose value may be null (``None``)."""
-    if key not in data:
-        raise ProjectError(f"{what}: its result has no '{key}'")
-    return data[key]
-
-
-def _number(value: Any) -> float:
-    """A stored number as a float; null (a NaN some JSON writers refuse) is NaN."""
-    return math.nan if value is None else float(value)
-
-
 def _series(data: Mapping[str, Any]) -> dict[str, list[float]]:
     return {str(name): [_number(v) for v in values] for name, values in data.items()}
-
-
-def _names(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(k.__name__ for k in kinds)

@@ -1,14 +1,21 @@
-"""What a study is asked to do, checked once, in one place (CLI, API and GUI share it)."""
+"""What a study is asked to do, checked once, in one place (CLI, API and GUI share it).
+
+Its defaults are declared here and in :class:`~vendiscope.core.studies.spec.PlanSpec` only;
+the CLI and the Python API read them at start-up, so this module imports no numpy.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from vendiscope.core.studies.plan import PlanSpec
+from vendiscope.core.studies.spec import PlanSpec
 
 RUN_KIND = "study"
 DEFAULT_TRAINER = "causal-lm"
+DEFAULT_SIZE = 500
+"""Rows per training subset when none is said (the CLI, the Python API; the app proposes a
+quarter of the pool, at most this)."""
 BUILTIN_METRICS = {
     "g-vendi": "G-Vendi",
     "embedding-vendi": "embedding-Vendi",

@@ -15,16 +15,17 @@ Positions are 0-based and ascending; the trainer shuffles.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from vendiscope.core.studies.spec import SPEC_VERSION as SPEC_VERSION
+from vendiscope.core.studies.spec import PlanSpec as PlanSpec
+from vendiscope.core.studies.spec import is_int, slug
+
 PLAN_KINDS = ("random", "selector", "sources", "duplicates", "existing")
-SPEC_VERSION = 1
-"""The version :meth:`PlanSpec.to_json` writes; :meth:`PlanSpec.from_json` reads it and older."""
 
 Select = Callable[[str, int, int], Sequence[int]]
 """``(selector, k, seed) -> positions``: the ``k`` pool positions a selector picks."""
@@ -35,51 +36,6 @@ _LABELS = {
     "duplicates": "duplicate-heavy",
     "existing": "existing",
 }
-_RESERVED = ("random", "sources", "duplicates", "existing")
-
-
-@dataclass(frozen=True)
-class PlanSpec:
-    """What subsets a study trains on: every subset has ``size`` rows of the pool.
-
-    ``selector_draws`` subsets per selector use seeds ``seed, seed + 1, ...``; a selector that
-    ignores its seed gives one subset, marked deterministic. ``sources`` subsets each draw from
-    only some of the pool's sources; ``duplicates`` subsets hold size/8 to size/2 distinct rows.
-    """
-
-    size: int
-    random: int = 20
-    selectors: tuple[str, ...] = ()
-    selector_draws: int = 1
-    sources: int = 0
-    duplicates: int = 0
-    existing: tuple[str, ...] = ()
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "selectors", tuple(self.selectors))
-        object.__setattr__(self, "existing", tuple(self.existing))
-        _check_spec(self)
-
-    def to_json(self) -> dict[str, Any]:
-        """The spec as JSON-friendly values, with its version."""
-        data: dict[str, Any] = {"version": SPEC_VERSION}
-        for spec_field in fields(self):
-            value = getattr(self, spec_field.name)
-            data[spec_field.name] = list(value) if isinstance(value, tuple) else value
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PlanSpec:
-        """The spec :meth:`to_json` wrote; unknown fields are an error, not ignored."""
-        values = {key: value for key, value in data.items() if key != "version"}
-        version = data.get("version", SPEC_VERSION)
-        if not isinstance(version, int) or version > SPEC_VERSION:
-            raise ValueError(f"version: this plan spec is version {version!r}, newer than this app")
-        unknown = sorted(set(values) - {spec_field.name for spec_field in fields(cls)})
-        if unknown:
-            raise ValueError(f"plan spec: unknown fields {unknown}")
-        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -168,11 +124,6 @@ def plan_summary(plan: Sequence[PlannedSubset]) -> str:
     return f"{len(plan)} {noun} of {rows} rows: {parts}"
 
 
-def _slug(name: str) -> str:
-    """``name`` as lower-case ascii words joined by hyphens: "Greedy Vendi" -> "greedy-vendi"."""
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
 def _random_subsets(spec: PlanSpec, usable: np.ndarray) -> list[PlannedSubset]:
     subsets = []
     for i in range(spec.random):
@@ -199,7 +150,7 @@ def _selector_subsets(
         for number, (rows, seeds) in enumerate(found.items(), 1):
             detail = {"selector": name, "seed": seeds[0], "seeds": seeds}
             detail["deterministic"] = len(seeds) > 1  # several seeds gave this same subset
-            subsets.append(PlannedSubset(f"{_slug(name)}-{number:02d}", "selector", rows, detail))
+            subsets.append(PlannedSubset(f"{slug(name)}-{number:02d}", "selector", rows, detail))
     return subsets
 
 
@@ -315,50 +266,13 @@ def _existing_subsets(
         if detail["sampled"]:
             rng, detail["seed"] = _rng(spec, "existing", i)
             kept = rng.choice(kept, spec.size, replace=False)
-        subsets.append(PlannedSubset(f"existing-{_slug(name)}", "existing", _sorted(kept), detail))
+        subsets.append(PlannedSubset(f"existing-{slug(name)}", "existing", _sorted(kept), detail))
     return subsets
-
-
-def _check_spec(spec: PlanSpec) -> None:
-    for name in ("size", "random", "selector_draws", "sources", "duplicates", "seed"):
-        value = getattr(spec, name)
-        if not _is_int(value):
-            raise ValueError(f"{name} must be a whole number, not {value!r}")
-        if value < 0:
-            raise ValueError(f"{name} must not be negative, not {value}")
-    if spec.size < 2:
-        raise ValueError(f"size must be at least 2 rows, not {spec.size}")
-    if spec.selector_draws < 1:
-        raise ValueError(f"selector_draws must be at least 1, not {spec.selector_draws}")
-    _check_names("selectors", spec.selectors)
-    _check_names("existing", spec.existing)
-    for name in spec.selectors:
-        if _slug(name) in _RESERVED or _slug(name).startswith("existing-"):
-            raise ValueError(f"selectors: {name!r} would clash with the names of other subsets")
-    if not (spec.random or spec.selectors or spec.sources or spec.duplicates or spec.existing):
-        raise ValueError(
-            "the plan has no subsets: ask for random, selector, sources, duplicates or "
-            "existing subsets"
-        )
-
-
-def _check_names(field_name: str, names: tuple[str, ...]) -> None:
-    """Each name a string with a non-empty slug, no two slugs the same."""
-    seen: dict[str, str] = {}
-    for name in names:
-        key = _slug(name) if isinstance(name, str) else ""
-        if not key:
-            raise ValueError(f"{field_name}: {name!r} is not a usable name")
-        if key in seen:
-            raise ValueError(
-                f"{field_name}: {seen[key]!r} and {name!r} would both be named {key!r}"
-            )
-        seen[key] = name
 
 
 def _allowed(n_pool: int, exclude: Collection[int]) -> np.ndarray:
     """A mask of the pool: True where a position may be used."""
-    if not _is_int(n_pool) or n_pool < 0:
+    if not is_int(n_pool) or n_pool < 0:
         raise ValueError(f"n_pool must be a whole number of rows, not {n_pool!r}")
     allowed = np.ones(n_pool, dtype=bool)
     allowed[_as_positions(exclude, n_pool, "exclude")] = False
@@ -407,7 +321,3 @@ def _few(values: np.ndarray, limit: int = 5) -> str:
     """Up to ``limit`` of ``values``, for an error message."""
     shown = [int(v) for v in np.unique(values)[:limit]]
     return f"{shown}" + (" ..." if np.unique(values).size > limit else "")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)

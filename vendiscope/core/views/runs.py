@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.metrics.run_result import ScoreRunResult
 from vendiscope.core.selection.run_result import SelectionResult
 from vendiscope.core.store import vectors
 from vendiscope.core.store.models import RunInfo
@@ -81,10 +82,8 @@ def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dic
     run = score_run(project, dataset, metric)
     if run is None:
         raise NotComputed(METRIC_TITLES[metric], missing_score_commands(project, dataset, metric))
-    result = run.result or {}
-    details = result.get("details") or {}
-    value = float(result["value"])
-    n = int(result.get("n") or details.get("n") or 0)
+    stored = ScoreRunResult.from_json(run.result, run_id=run.id)
+    details, value, n = stored.details, stored.value, stored.n
     return {
         "metric": metric,
         "title": METRIC_TITLES[metric],
@@ -100,9 +99,9 @@ def score_summary(project: Project, dataset: str, metric: str = "gvendi") -> dic
         "ci": details.get("ci"),
         "ci_level": details.get("ci_level"),
         "vector_set": (run.params or {}).get("vector_set"),
-        "per_source": result.get("per_source") or {},
+        "per_source": stored.per_source,
         "spectrum_top": details.get("spectrum_top") or [],
-        "per_record_set": result.get("per_record_set"),
+        "per_record_set": stored.per_record_set,
         "run_id": run.id,
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.metrics.resolution import projection_sd
+from vendiscope.core.metrics.run_result import ScoreRunResult
 from vendiscope.core.store.models import RunInfo
 from vendiscope.gui.jobs.tasks import opened
 
@@ -138,19 +139,19 @@ def _score(runs: list[RunInfo], metric: str) -> ScoreSummary | None:
     if not found or not found[-1].result:
         return None
     run = found[-1]
-    result = run.result or {}
-    details = result.get("details", {})
+    stored = ScoreRunResult.from_json(run.result, run_id=run.id)
+    details = stored.details
     ci = details.get("ci")
     return ScoreSummary(
         metric=metric,
         label=METRICS[metric],
-        value=float(result["value"]),
-        n=int(result.get("n", details.get("n", 0))),
+        value=stored.value,
+        n=stored.n,
         q=details.get("q", run.params.get("params", {}).get("q", 1.0)),
         ci=(float(ci[0]), float(ci[1])) if ci else None,
         ci_level=details.get("ci_level"),
         spectrum=[float(x) for x in details.get("spectrum_top", [])],
-        per_source=result.get("per_source", {}),
+        per_source=stored.per_source,
         run_id=run.id,
         vector_set=run.params.get("vector_set", ""),
         finished_at=run.finished_at,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.metrics.run_result import ScoreRunResult
 from vendiscope.core.metrics.subset_scoring import SUBSET_KIND
 from vendiscope.gui.jobs.tasks import opened
 
@@ -109,16 +110,15 @@ def _measure(run: RunInfo) -> tuple[Any, ...]:
 
 
 def _row(run: RunInfo, subset: str | None, exists: bool) -> CompareRow:
-    result = run.result or {}
-    details = result.get("details") or {}
-    ci = details.get("ci")
+    stored = ScoreRunResult.from_json(run.result, run_id=run.id)
+    ci = stored.details.get("ci")
     return CompareRow(
         subset=subset,
-        n=int(result.get("n") or details.get("n") or 0),
-        value=float(result["value"]),
+        n=stored.n,
+        value=stored.value,
         run_id=run.id,
         ci=(float(ci[0]), float(ci[1])) if ci else None,
-        ci_level=details.get("ci_level"),
-        random=result.get("vs_random") or None,
+        ci_level=stored.details.get("ci_level"),
+        random=stored.vs_random,
         exists=exists,
     )

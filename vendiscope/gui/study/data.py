@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.studies.options import DEFAULT_SIZE
 from vendiscope.gui.jobs.run_texts import STATUS_TEXT, stored_message
 from vendiscope.gui.jobs.tasks import opened
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from vendiscope.core.store.models import RunInfo
     from vendiscope.core.store.project import Project
 
-LARGEST_DEFAULT_SIZE = 500
+LARGEST_DEFAULT_SIZE = DEFAULT_SIZE
 """The default subset size: a quarter of the pool, at most this many rows."""
 OUTCOME_SHORT = {"improvement": "Loss improvement", "accuracy_gain": "Accuracy gain"}
 """The outcome's column in the subsets table (the mean over the subset's seeds)."""
