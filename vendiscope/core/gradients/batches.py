@@ -2,7 +2,10 @@
 
 Batches are right-padded: with a causal model a real token never attends to a later (pad)
 position, its position ids are unchanged, and the loss ignores pad labels — so a row's
-gradient does not depend on what it is batched with. The attention mask is passed anyway.
+gradient does not depend on what it is batched with. So no attention mask is passed to the
+model: without one, attention runs its causal kernel (a mask made each padded batch 1.5 times
+slower on a CPU, measured at ~200 tokens). The mask still marks the real positions for the
+gradient code.
 
 The loss of one example is the **mean** cross-entropy over its own labelled tokens. A batch
 backpropagates the **sum** of these per-example means: examples do not interact in the
@@ -169,7 +172,7 @@ def target_positions(labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _logits(model: Any, batch: Batch) -> torch.Tensor:
-    out = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False)
+    out = model(input_ids=batch.input_ids, use_cache=False)  # right padding: see the docstring
     return out.logits
 
 
