@@ -402,15 +402,9 @@ __all__ += [  # API 1.6, loaded on first use (_LAZY)
 
 
 def __getattr__(name: str) -> Any:
-    try:
-        module_name, attribute = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'vendiscope.api' has no attribute {name!r}") from None
-    from importlib import import_module
+    from vendiscope._lazy import lazy_attribute
 
-    value = getattr(import_module(module_name), attribute)
-    globals()[name] = value  # the next access is a plain attribute
-    return value
+    return lazy_attribute(globals(), _LAZY, name)
 
 
 def __dir__() -> list[str]:
