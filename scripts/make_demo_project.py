@@ -77,7 +77,7 @@ def rescore(project_path: Path) -> None:
 
 
 def build(project_path: Path) -> None:
-    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.clusters.jobs import cluster_dataset
     from vendiscope.core.io.importing import import_dataset
     from vendiscope.core.maps.jobs import map_dataset
     from vendiscope.core.neighbors.search import find_near_duplicates

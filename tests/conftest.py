@@ -27,9 +27,9 @@ os.environ.setdefault("VENDISCOPE_PLUGIN_DIR", "")
 def pytest_configure(config: pytest.Config) -> None:
     """Runs left open by in-process tests are theirs to check: no run watcher for this process
     (the commands and jobs tests start as processes have theirs)."""
-    from vendiscope.core.store import run_watch
+    from vendiscope.core.store import run_guard
 
-    run_watch.disable()
+    run_guard.disable()
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ from vendiscope.core.neighbors.options import (
     DEFAULT_NEAR_DUPLICATE_THRESHOLD,
 )
 from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
+from vendiscope.core.studies.algorithms.spec import PlanSpec
 from vendiscope.core.studies.options import DEFAULT_SIZE, DEFAULT_TRAINER, StudyOptions
-from vendiscope.core.studies.spec import PlanSpec
 
 PACKAGE = Path(__file__).resolve().parents[1] / "vendiscope"
 ANNOTATED = r"(?::\s*Annotated\[(?:(?!\n\s*\w+\s*:\s)[\s\S])*?\]\s*)"
@@ -76,13 +76,21 @@ DEFAULTS = {
     # a selector names itself (``method="greedy-vendi"``): only signatures count here
     "selection method": (r"method|DEFAULT_METHOD", DEFAULT_METHOD, "core/selection/options.py"),
     # a study: the CLI's --subsets is the random subsets when no other kind is asked for
-    "study random subsets": (r"random|subsets", StudyOptions.random, "core/studies/spec.py"),
+    "study random subsets": (
+        r"random|subsets",
+        StudyOptions.random,
+        "core/studies/algorithms/spec.py",
+    ),
     "study duplicate-heavy controls": (
         "duplicates",
         StudyOptions.duplicates,
-        "core/studies/spec.py",
+        "core/studies/algorithms/spec.py",
     ),
-    "study selector draws": ("selector_draws", StudyOptions.selector_draws, "core/studies/spec.py"),
+    "study selector draws": (
+        "selector_draws",
+        StudyOptions.selector_draws,
+        "core/studies/algorithms/spec.py",
+    ),
     "study seeds": ("seeds", StudyOptions.seeds, "core/studies/options.py"),
     "study pilot": ("pilot", StudyOptions.pilot, "core/studies/options.py"),
     "study subset size": (r"size|DEFAULT_SIZE", DEFAULT_SIZE, "core/studies/options.py"),
@@ -118,7 +126,7 @@ def test_the_study_defaults_load_without_numpy() -> None:
     """The CLI and the Python API read them at start-up, which must not load numpy."""
     probe = (
         "import sys\n"
-        "import vendiscope.core.studies.options, vendiscope.python_api, vendiscope.cli._study\n"
+        "import vendiscope.core.studies.options, vendiscope.scripting, vendiscope.cli._study\n"
         "print('NUMPY', 'numpy' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -10,7 +10,7 @@ From Python (see ``docs/python.md``)::
         print(p.score("train", metric="vendi").value)
 
 ``import vendiscope`` stays cheap: :func:`open`, :func:`create`, :class:`Project` and the
-other names below are loaded from :mod:`vendiscope.python_api` (and the core) on first use.
+other names below are loaded from :mod:`vendiscope.scripting` (and the core) on first use.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ __version__ = "0.1.0"
 # here, not even under TYPE_CHECKING: the core imports this package (``__version__``), and
 # tests/test_import_cycles.py counts type-only imports too.
 _LAZY = {
-    "open": ("vendiscope.python_api", "open"),
-    "create": ("vendiscope.python_api", "create"),
-    "Project": ("vendiscope.python_api", "Project"),
-    "TqdmProgress": ("vendiscope.python_api", "TqdmProgress"),
+    "open": ("vendiscope.scripting", "open"),
+    "create": ("vendiscope.scripting", "create"),
+    "Project": ("vendiscope.scripting", "Project"),
+    "TqdmProgress": ("vendiscope.scripting", "TqdmProgress"),
     "CancelToken": ("vendiscope.core.base.jobs", "CancelToken"),
     "Cancelled": ("vendiscope.core.base.jobs", "Cancelled"),
     "VendiscopeError": ("vendiscope.core.base.errors", "VendiscopeError"),

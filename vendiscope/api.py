@@ -112,7 +112,7 @@ from vendiscope.core.base.jobs import (
     representative_order,
 )
 from vendiscope.core.base.text import shorten
-from vendiscope.core.plugins.charts import (
+from vendiscope.core.plugin_host.charts import (
     CHART_KINDS,
     CHART_SCHEMA_VERSION,
     BarSeries,
@@ -123,7 +123,7 @@ from vendiscope.core.plugins.charts import (
     ScatterSeries,
     validate_chart,
 )
-from vendiscope.core.plugins.interfaces import (
+from vendiscope.core.plugin_host.interfaces import (
     BadRow,
     Embedder,
     Evaluation,
@@ -146,8 +146,8 @@ from vendiscope.core.plugins.interfaces import (
     VectorSource,
     View,
 )
-from vendiscope.core.plugins.manifest import API_VERSION, KINDS, Contribution, PluginManifest
-from vendiscope.core.plugins.params import (
+from vendiscope.core.plugin_host.manifest import API_VERSION, KINDS, Contribution, PluginManifest
+from vendiscope.core.plugin_host.params import (
     Choices,
     FromProject,
     ParamError,
@@ -156,10 +156,10 @@ from vendiscope.core.plugins.params import (
     coerce_params,
     describe_params,
 )
-from vendiscope.core.studies.answers import final_answer, same_answer
-from vendiscope.core.views.colouring import DISTINCT_COLOURS, default_map_colour
-from vendiscope.core.views.missing import NotComputed
-from vendiscope.core.views.protocol import (
+from vendiscope.core.studies.algorithms.answers import final_answer, same_answer
+from vendiscope.core.view_data.colouring import DISTINCT_COLOURS, default_map_colour
+from vendiscope.core.view_data.missing import NotComputed
+from vendiscope.core.view_data.protocol import (
     MAX_CONTRIBUTION_SOURCES,
     METRIC_TITLES,
     NO_SOURCE,
@@ -172,23 +172,26 @@ from vendiscope.core.views.protocol import (
 # (PEP 562), so that ``import vendiscope.api`` stays cheap. name -> (module, attribute there).
 _LAZY = {
     # selection algorithms
-    "facility_location": ("vendiscope.core.selection.facility", "facility_location"),
-    "greedy_dpp": ("vendiscope.core.selection.dpp", "greedy_dpp"),
-    "greedy_vendi": ("vendiscope.core.selection.greedy_vendi", "greedy_vendi"),
-    "k_center": ("vendiscope.core.selection.kcenter", "k_center"),
-    "k_center_streamed": ("vendiscope.core.selection.kcenter", "k_center_streamed"),
-    "prismatic": ("vendiscope.core.selection.prismatic", "prismatic"),
-    "random_selection": ("vendiscope.core.selection.random_choice", "random_selection"),
+    "facility_location": ("vendiscope.core.selection.algorithms.facility", "facility_location"),
+    "greedy_dpp": ("vendiscope.core.selection.algorithms.dpp", "greedy_dpp"),
+    "greedy_vendi": ("vendiscope.core.selection.algorithms.greedy_vendi", "greedy_vendi"),
+    "k_center": ("vendiscope.core.selection.algorithms.kcenter", "k_center"),
+    "k_center_streamed": ("vendiscope.core.selection.algorithms.kcenter", "k_center_streamed"),
+    "prismatic": ("vendiscope.core.selection.algorithms.prismatic", "prismatic"),
+    "random_selection": ("vendiscope.core.selection.algorithms.random_choice", "random_selection"),
     # the Vendi math
-    "check_quality": ("vendiscope.core.metrics.vendi", "check_quality"),
-    "check_vendi_order": ("vendiscope.core.metrics.vendi", "check_order"),
-    "vendi_bootstrap_ci": ("vendiscope.core.metrics.vendi", "bootstrap_ci"),
-    "vendi_decompose": ("vendiscope.core.metrics.vendi", "decompose"),
-    "knn_uniqueness": ("vendiscope.core.metrics.vendi_records", "knn_uniqueness"),
-    "leverage_scores": ("vendiscope.core.metrics.vendi_records", "leverage_scores"),
-    "vendi_contributions": ("vendiscope.core.metrics.vendi_records", "vendi_contributions"),
-    "column_sum": ("vendiscope.core.metrics.resolution", "column_sum"),
-    "resolution_details": ("vendiscope.core.metrics.resolution", "resolution_details"),
+    "check_quality": ("vendiscope.core.metrics.algorithms.vendi", "check_quality"),
+    "check_vendi_order": ("vendiscope.core.metrics.algorithms.vendi", "check_order"),
+    "vendi_bootstrap_ci": ("vendiscope.core.metrics.algorithms.vendi", "bootstrap_ci"),
+    "vendi_decompose": ("vendiscope.core.metrics.algorithms.vendi", "decompose"),
+    "knn_uniqueness": ("vendiscope.core.metrics.algorithms.vendi_records", "knn_uniqueness"),
+    "leverage_scores": ("vendiscope.core.metrics.algorithms.vendi_records", "leverage_scores"),
+    "vendi_contributions": (
+        "vendiscope.core.metrics.algorithms.vendi_records",
+        "vendi_contributions",
+    ),
+    "column_sum": ("vendiscope.core.metrics.algorithms.resolution", "column_sum"),
+    "resolution_details": ("vendiscope.core.metrics.algorithms.resolution", "resolution_details"),
     # the proxy model and per-example gradients
     "collate": ("vendiscope.core.gradients.batches", "collate"),
     "length_buckets": ("vendiscope.core.gradients.batches", "length_buckets"),
@@ -218,17 +221,17 @@ _LAZY = {
     "sentence_encoder_dir": ("vendiscope.core.weights.bundled", "sentence_encoder_dir"),
     "quiet_loading": ("vendiscope.core.weights.loading", "quiet_loading"),
     # charts the app and the report share, and their settings
-    "STUDY_OUTCOME_LABELS": ("vendiscope.core.studies.chart", "OUTCOME_LABELS"),
-    "study_chart": ("vendiscope.core.studies.chart", "study_chart"),
-    "study_verdict": ("vendiscope.core.studies.chart", "verdict"),
-    "SYNTHESIS_TITLE": ("vendiscope.core.synthesis.curve", "TITLE"),
-    "synthesis_chart": ("vendiscope.core.synthesis.curve", "synthesis_chart"),
+    "STUDY_OUTCOME_LABELS": ("vendiscope.core.studies.algorithms.chart", "OUTCOME_LABELS"),
+    "study_chart": ("vendiscope.core.studies.algorithms.chart", "study_chart"),
+    "study_verdict": ("vendiscope.core.studies.algorithms.chart", "verdict"),
+    "SYNTHESIS_TITLE": ("vendiscope.core.synthesis.algorithms.curve", "TITLE"),
+    "synthesis_chart": ("vendiscope.core.synthesis.algorithms.curve", "synthesis_chart"),
     "DEFAULT_MIN_SIMILARITY": ("vendiscope.core.neighbors.options", "DEFAULT_MIN_SIMILARITY"),
     # files
     "looks_like_project_file": ("vendiscope.core.base.project_files", "looks_like_project_file"),
 }
 
-if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugins/test_api.py compares)
+if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugin_host/test_api.py compares)
     from vendiscope.core.base.project_files import looks_like_project_file
     from vendiscope.core.gradients.batches import (
         collate,
@@ -257,28 +260,28 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugins/test_
     )
     from vendiscope.core.gradients.render import Encoded, encode_examples, has_chat_template
     from vendiscope.core.gradients.sketch import KINDS as SKETCH_KINDS
-    from vendiscope.core.metrics.resolution import column_sum, resolution_details
-    from vendiscope.core.metrics.vendi import bootstrap_ci as vendi_bootstrap_ci
-    from vendiscope.core.metrics.vendi import check_order as check_vendi_order
-    from vendiscope.core.metrics.vendi import check_quality
-    from vendiscope.core.metrics.vendi import decompose as vendi_decompose
-    from vendiscope.core.metrics.vendi_records import (
+    from vendiscope.core.metrics.algorithms.resolution import column_sum, resolution_details
+    from vendiscope.core.metrics.algorithms.vendi import bootstrap_ci as vendi_bootstrap_ci
+    from vendiscope.core.metrics.algorithms.vendi import check_order as check_vendi_order
+    from vendiscope.core.metrics.algorithms.vendi import check_quality
+    from vendiscope.core.metrics.algorithms.vendi import decompose as vendi_decompose
+    from vendiscope.core.metrics.algorithms.vendi_records import (
         knn_uniqueness,
         leverage_scores,
         vendi_contributions,
     )
     from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
-    from vendiscope.core.selection.dpp import greedy_dpp
-    from vendiscope.core.selection.facility import facility_location
-    from vendiscope.core.selection.greedy_vendi import greedy_vendi
-    from vendiscope.core.selection.kcenter import k_center, k_center_streamed
-    from vendiscope.core.selection.prismatic import prismatic
-    from vendiscope.core.selection.random_choice import random_selection
-    from vendiscope.core.studies.chart import OUTCOME_LABELS as STUDY_OUTCOME_LABELS
-    from vendiscope.core.studies.chart import study_chart
-    from vendiscope.core.studies.chart import verdict as study_verdict
-    from vendiscope.core.synthesis.curve import TITLE as SYNTHESIS_TITLE
-    from vendiscope.core.synthesis.curve import synthesis_chart
+    from vendiscope.core.selection.algorithms.dpp import greedy_dpp
+    from vendiscope.core.selection.algorithms.facility import facility_location
+    from vendiscope.core.selection.algorithms.greedy_vendi import greedy_vendi
+    from vendiscope.core.selection.algorithms.kcenter import k_center, k_center_streamed
+    from vendiscope.core.selection.algorithms.prismatic import prismatic
+    from vendiscope.core.selection.algorithms.random_choice import random_selection
+    from vendiscope.core.studies.algorithms.chart import OUTCOME_LABELS as STUDY_OUTCOME_LABELS
+    from vendiscope.core.studies.algorithms.chart import study_chart
+    from vendiscope.core.studies.algorithms.chart import verdict as study_verdict
+    from vendiscope.core.synthesis.algorithms.curve import TITLE as SYNTHESIS_TITLE
+    from vendiscope.core.synthesis.algorithms.curve import synthesis_chart
     from vendiscope.core.weights.bundled import sentence_encoder_dir
     from vendiscope.core.weights.loading import quiet_loading
 

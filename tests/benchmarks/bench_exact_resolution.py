@@ -59,7 +59,7 @@ def kernel_agreement(fast: np.ndarray, exact: np.ndarray) -> dict[str, float]:
 
 
 def study(rows: dict[str, dict[str, np.ndarray]], draws: int) -> dict[str, Any]:
-    from vendiscope.core.metrics.vendi import vendi_score
+    from vendiscope.core.metrics.algorithms.vendi import vendi_score
 
     pool = min(len(rows["fast"]["A"]), len(rows["fast"]["B"]))
     out: dict[str, Any] = {"separation": {}, "kernel": {}}

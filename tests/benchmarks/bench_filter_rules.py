@@ -57,7 +57,7 @@ def demo_rows() -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     from vendiscope.core.io.demo import ensure_demo_project
     from vendiscope.core.store import vectors
     from vendiscope.core.store.project import Project
-    from vendiscope.core.store.records import source_positions
+    from vendiscope.core.store.record_lookup import source_positions
 
     with tempfile.TemporaryDirectory() as folder:
         path = ensure_demo_project(Path(folder) / "demo.vscope")
@@ -87,7 +87,7 @@ def docstring_rows(n: int, cache: Path) -> tuple[np.ndarray, np.ndarray, None]:
         if len(rows) == n:
             return rows, sources, None
     from vendiscope.core.base.jobs import CancelToken, NullProgress
-    from vendiscope.core.plugins.registry import default_registry
+    from vendiscope.core.plugin_host.registry import default_registry
 
     featurizer = default_registry().create("featurizer", "gradients")
     started = time.perf_counter()
@@ -130,7 +130,7 @@ def split(
 # --------------------------------------------------------------------------- rules
 def run_rule(rule: str, state: Any, stream: np.ndarray, budget: int) -> tuple[list[int], int]:
     """Accept from ``stream`` (rows, in order) until ``budget``; return (accepted, read)."""
-    from vendiscope.core.synthesis.filters import decide
+    from vendiscope.core.synthesis.algorithms.filters import decide
 
     accepted: list[int] = []
     read = 0
@@ -193,9 +193,9 @@ def experiment(
     kind: str,
     args: argparse.Namespace,
 ) -> dict[str, Any]:
-    from vendiscope.core.gaps.clustering import default_k, spherical_kmeans
-    from vendiscope.core.metrics.vendi import vendi_score
-    from vendiscope.core.synthesis.filters import PoolState
+    from vendiscope.core.clusters.algorithms.kmeans import default_k, spherical_kmeans
+    from vendiscope.core.metrics.algorithms.vendi import vendi_score
+    from vendiscope.core.synthesis.algorithms.filters import PoolState
 
     unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
     pool_at, stream_at, rare = split(sources, kind, args.pool_share, args.seed)

@@ -179,13 +179,13 @@ def features_of(setting: str, groups: dict[str, np.ndarray], rows: np.ndarray, *
 
 
 def vendi(x: np.ndarray) -> float:
-    from vendiscope.core.metrics.vendi import vendi_score
+    from vendiscope.core.metrics.algorithms.vendi import vendi_score
 
     return float(vendi_score(x, q=1.0))
 
 
 def lexical(texts: list[str]) -> float:
-    from vendiscope.core.studies.lexical import distinct_n
+    from vendiscope.core.studies.algorithms.lexical import distinct_n
 
     return distinct_n(texts, 2)
 

@@ -49,7 +49,7 @@ except SystemExit as stop:
 def build_project(folder: Path, rows: int) -> Path:
     """A project with dataset ``docs`` of ``rows`` docstring pairs, longest first."""
     from tests.benchmarks import corpora
-    from vendiscope import python_api
+    from vendiscope import scripting as python_api
 
     drawn = corpora.draw(corpora.load("docstrings"), rows * 4, groups=16, seed=3)
     drawn.sort(key=lambda r: -len(r["prompt"]) - len(r["response"]))

@@ -3,7 +3,8 @@
 Pool B of the gradient ablation (``--pool`` rows spread over the 16 largest groups of a
 corpus, features from its cache: run ``bench_gradient_ablation`` first) is treated as a
 user's dataset whose sources are the groups. For each size the product's check
-(:func:`vendiscope.core.metrics.group_check.check`) runs on the rows: concentrated against
+(:func:`vendiscope.core.metrics.algorithms.group_check.check`) runs on the rows: concentrated
+against
 mixed draws, the exact permutation p-value, the level. Its size is normally half the rows;
 here each size of ``--sizes`` is checked on a seeded sample of twice that many rows.
 
@@ -39,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from tests.benchmarks import corpora
-    from vendiscope.core.metrics import group_check
+    from vendiscope.core.metrics.algorithms import group_check
 
     drawn = corpora.draw(corpora.load(args.corpus), args.pool, groups=16, seed=0)
     tag = f"{args.corpus}-B-{args.pool}"
@@ -80,8 +81,8 @@ def _lexical_check(
     texts: list[str], by_group: dict[str, list[int]], n: int, draws: int
 ) -> dict[str, Any]:
     """The same draws and test for the distinct-2-gram ratio (no vectors)."""
-    from vendiscope.core.metrics import group_check
-    from vendiscope.core.studies.lexical import distinct_n
+    from vendiscope.core.metrics.algorithms import group_check
+    from vendiscope.core.studies.algorithms.lexical import distinct_n
 
     members = [np.asarray(p) for p in by_group.values()]
     everything = np.sort(np.concatenate(members))

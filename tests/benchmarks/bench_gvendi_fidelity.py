@@ -48,7 +48,7 @@ VARIANTS = {
 
 
 def vendi_of_rows(rows: np.ndarray) -> float:
-    from vendiscope.core.metrics.vendi import vendi_score
+    from vendiscope.core.metrics.algorithms.vendi import vendi_score
 
     return vendi_score(np.asarray(rows, dtype=np.float64))
 
@@ -91,7 +91,7 @@ CHECK_ROWS = 8
 
 
 def run_entry(model: Any, tokenizer: Any, records: list, name: str, fast_dims: tuple) -> dict:
-    from vendiscope.core.metrics.projection_error import projection_error
+    from vendiscope.core.metrics.algorithms.projection_error import projection_error
 
     variant = VARIANTS[name]
     started = time.perf_counter()

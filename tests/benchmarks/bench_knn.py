@@ -38,7 +38,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.benchmarks._common import save
-from vendiscope.core.neighbors.index import _faiss, build_index, ivf_lists
+from vendiscope.core.neighbors.algorithms.index import _faiss, build_index, ivf_lists
 
 K = 10
 

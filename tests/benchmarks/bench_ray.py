@@ -155,7 +155,7 @@ embedding job's default, the G-Vendi features at the gradient job's default."""
 def measure_ceilings(folder: Path, rows: int, chunk_rows: int) -> dict[str, Any]:
     """The driver's ceiling: hash features (no model) on 2 actors, and locally for reference."""
     from tests.core.vectors import _engine_plugins
-    from vendiscope.core.plugins import PluginRegistry
+    from vendiscope.core.plugin_host import PluginRegistry
 
     registry = PluginRegistry.discover(plugin_dir=None)
     registry.add_manifest(_engine_plugins.manifest)

@@ -1,6 +1,7 @@
 """Render a 50,000-point, 5,000-category scatter (the case of
-``tests/core/views/test_views.py::test_many_points_and_categories_are_rasterised``) to SVG and PNG
-with ``vendiscope.core.views.render.render_chart``, against the same points drawn by a plain
+``tests/core/view_data/test_views.py::test_many_points_and_categories_are_rasterised``) to SVG and
+PNG
+with ``vendiscope.core.view_data.render.render_chart``, against the same points drawn by a plain
 matplotlib ``Figure.scatter`` to SVG without rasterising, in the same run (median of
 ``--repeats``, the two in alternating order). Target: the SVG under 20 s (it used to be a
 timed assertion in the test; timings depend on the machine, so they are measured here).
@@ -67,7 +68,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    from vendiscope.core.views.render import render_chart
+    from vendiscope.core.view_data.render import render_chart
 
     data = chart(args.points)
     runs: dict[str, Any] = {

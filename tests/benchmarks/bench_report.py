@@ -82,7 +82,7 @@ def write_records(path: Path, n: int, seed: int) -> None:
 
 
 def build(folder: Path, n: int, clusters: int) -> tuple[Path, dict[str, float]]:
-    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.clusters.jobs import cluster_dataset
     from vendiscope.core.io.importing import import_dataset
     from vendiscope.core.maps.jobs import map_dataset
     from vendiscope.core.metrics.scoring import score_dataset

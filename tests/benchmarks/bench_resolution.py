@@ -14,7 +14,8 @@ functions, and per ``n`` the benchmark reports, for G-Vendi and embedding-Vendi:
 and sd of the score on 1-domain and on 16-domain subsets, the separation ``(mean_B -
 mean_A) / pooled sd``, the effective fraction ``score / n``, the mean off-diagonal cosine, the
 uniform-similarity bound and the random reference at ``(n, mean cosine, d)`` and the score
-over that reference (:mod:`vendiscope.core.metrics.resolution`). Then the user's test: 48- and
+over that reference (:mod:`vendiscope.core.metrics.algorithms.resolution`). Then the user's test:
+48- and
 200-row sets over 1, 2, 4, 8, 16 domains and the Spearman of the score against the count.
 Gradient rows are computed for the two pools in turns; ``--available`` scores the rows both
 pools have in the cache (the run in docs/benchmarks.md stopped at 450 each). At ``n`` equal
@@ -162,7 +163,7 @@ def subset(domains: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
 
 def measure(rows: np.ndarray) -> dict[str, float]:
     """Score, fraction, mean cosine, the uniform reference and the verdict level of ``rows``."""
-    from vendiscope.core.metrics import resolution, vendi
+    from vendiscope.core.metrics.algorithms import resolution, vendi
 
     n, d = rows.shape
     score = vendi.vendi_score(rows)

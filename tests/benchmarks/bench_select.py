@@ -16,7 +16,8 @@ rows), 10-14x faster than apricot's fit, 4% of its peak memory; 1,000,000 rows i
 k = 5,000: 19 min, Vendi 221.7 against random's 119.0.
 
 (a) ``facility``: facility location, 20,000 x 64 float32 clustered rows, k = 500.
-    *Ours*: :func:`vendiscope.core.selection.facility.facility_location` (FAISS kNN graph of
+    *Ours*: :func:`vendiscope.core.selection.algorithms.facility.facility_location` (FAISS kNN
+    graph of
     ``--neighbors`` neighbours, lazy greedy). *apricot*: ``FacilityLocationSelection(500,
     metric="precomputed", optimizer="lazy")`` on the dense ``n x n`` similarity
     ``max(cos, 0)`` — the same similarity our graph keeps the top of (apricot's own
@@ -73,7 +74,7 @@ print("__SELECT__" + json.dumps(report))
 """
 
 OURS_FACILITY = """
-from vendiscope.core.selection.facility import facility_location
+from vendiscope.core.selection.algorithms.facility import facility_location
 _t0 = time.perf_counter()
 result = facility_location(X, extra["k"], n_neighbors=extra["neighbors"])
 seconds = time.perf_counter() - _t0
@@ -106,10 +107,10 @@ report = {"seconds": seconds, "matrix_s": matrix_s, "compile_s": compile_s,
 """
 
 VENDI = """
-from vendiscope.core.selection.greedy_vendi import greedy_vendi
-from vendiscope.core.selection.kcenter import k_center
-from vendiscope.core.selection.random_choice import random_selection
-from vendiscope.core.metrics.vendi import vendi_score
+from vendiscope.core.selection.algorithms.greedy_vendi import greedy_vendi
+from vendiscope.core.selection.algorithms.kcenter import k_center
+from vendiscope.core.selection.algorithms.random_choice import random_selection
+from vendiscope.core.metrics.algorithms.vendi import vendi_score
 method, k = extra["method"], extra["k"]
 _t0 = time.perf_counter()
 if method == "greedy-vendi":

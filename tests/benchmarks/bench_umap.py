@@ -3,7 +3,8 @@
 Compared in one process, on the same matrix (a Gaussian mixture on the unit sphere, 100
 topics / 2,000 clusters, 384 dims: the stand-in for sentence embeddings of bench_knn.py):
 
-- ``ours``: ``vendiscope.core.maps.projection.umap_map(X)`` with its defaults — the cosine kNN
+- ``ours``: ``vendiscope.core.maps.algorithms.projection.umap_map(X)`` with its defaults — the
+cosine kNN
   graph from a FAISS index (exact below 20,000 rows, a calibrated IVF above), handed to
   umap-learn through ``precomputed_knn``; above ``FIT_SAMPLE`` (50,000) rows UMAP is fitted
   on a random sample and the other rows are placed by their nearest fitted neighbours;
@@ -40,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.benchmarks._common import save
 from tests.benchmarks.bench_knn import mixture
 from vendiscope.core.base.versions import library_versions
-from vendiscope.core.maps import projection
+from vendiscope.core.maps.algorithms import projection
 
 DIM = 384
 

@@ -4,8 +4,9 @@ Compared in one run, each in its own fresh process (so peak RSS is its own), on 
 matrix (``numpy.random.default_rng(seed).standard_normal((N, D), dtype=float32)``,
 generated inside each process; generation time is measured and reported separately):
 
-- ``vendiscope.core.metrics.vendi.vendi_score(X)`` on the matrix in memory;
-- ``vendiscope.core.metrics.vendi.gram_dual`` over chunks generated one at a time (the same
+- ``vendiscope.core.metrics.algorithms.vendi.vendi_score(X)`` on the matrix in memory;
+- ``vendiscope.core.metrics.algorithms.vendi.gram_dual`` over chunks generated one at a time (the
+same
   numbers: the generator draws sequentially) and ``vendi_from_gram``: the matrix never
   exists whole, as when a vector set is read chunk by chunk from a project;
 - ``vendi_score.vendi.score_dual(X, q=1)``, the reference: it normalises a full copy
@@ -41,7 +42,7 @@ generate_s = time.perf_counter() - _t0
 OURS = (
     GENERATE
     + """
-from vendiscope.core.metrics.vendi import vendi_score
+from vendiscope.core.metrics.algorithms.vendi import vendi_score
 _t0 = time.perf_counter()
 score = vendi_score(X, 1.0)
 compute_s = time.perf_counter() - _t0
@@ -51,7 +52,7 @@ compute_s = time.perf_counter() - _t0
 OURS_STREAMING = """
 import json, sys, time
 import numpy as np
-from vendiscope.core.metrics.vendi import gram_dual, vendi_from_gram
+from vendiscope.core.metrics.algorithms.vendi import gram_dual, vendi_from_gram
 n, d, seed = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rows = 16384
 generate_s = 0.0

@@ -186,7 +186,7 @@ def test_errors_give_a_document_too(location: Path) -> None:
 def test_error_kinds_and_encoding() -> None:
     from vendiscope.core.base.errors import InputError, PluginRuntimeError, VendiscopeError
     from vendiscope.core.vectors.missing import MissingVectors
-    from vendiscope.core.views.missing import NotComputed
+    from vendiscope.core.view_data.missing import NotComputed
 
     assert error_kind(InputError("x")) == "input"
     assert error_kind(PluginRuntimeError("x")) == "plugin-runtime"

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
 from vendiscope.cli import app
-from vendiscope.core.plugins import default_registry
-from vendiscope.core.plugins.userdir import ENV_VAR, PACKAGE
+from vendiscope.core.plugin_host import default_registry
+from vendiscope.core.plugin_host.userdir import ENV_VAR, PACKAGE
 
 runner = CliRunner()
 

@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.core._planted import N_ROWS, planted_dataset
-from tests.core.views.test_views import build_audited
+from tests.core.view_data.test_views import build_audited
 from vendiscope.cli import app
-from vendiscope.core.plugins import default_registry
-from vendiscope.core.plugins.charts import validate_chart
+from vendiscope.core.plugin_host import default_registry
+from vendiscope.core.plugin_host.charts import validate_chart
 from vendiscope.core.store.project import Project
 
 runner = CliRunner()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vendiscope.core.plugins.userdir import PACKAGE
+from vendiscope.core.plugin_host.userdir import PACKAGE
 
 
 @pytest.fixture

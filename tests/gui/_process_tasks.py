@@ -83,7 +83,7 @@ def missing_piece(location: str, what: str, *, progress: Progress, cancel: Cance
     """What a job raises when something it needs is missing: NotComputed or MissingVectors."""
     from vendiscope.core.store.project import Project
     from vendiscope.core.vectors.resolve import resolve
-    from vendiscope.core.views import data as viewdata
+    from vendiscope.core.view_data import data as viewdata
 
     with Project.open(location) as project:
         if what == "score":

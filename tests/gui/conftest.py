@@ -151,7 +151,7 @@ def analysed_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import numpy as np
 
     from tests.core._planted import planted_dataset, write_set
-    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.clusters.jobs import cluster_dataset
     from vendiscope.core.maps.jobs import map_dataset
     from vendiscope.core.metrics.scoring import score_dataset
     from vendiscope.core.selection.job import select_dataset

@@ -99,7 +99,7 @@ def drawn_labels(axis) -> list[tuple[QRect, str]]:
 def test_composition_defaults_to_the_score_there_is_and_its_labels_never_overlap(
     qtbot, window: MainWindow, tmp_path: Path
 ) -> None:
-    from vendiscope.core.plugins.params import describe_params
+    from vendiscope.core.plugin_host.params import describe_params
     from vendiscope.plugins.views.composition import CompositionView
 
     metric = next(spec for spec in describe_params(CompositionView) if spec.name == "metric")
@@ -139,7 +139,7 @@ def test_composition_defaults_to_the_score_there_is_and_its_labels_never_overlap
 
 
 def test_category_axes_name_rows_and_columns_of_a_heatmap(qtbot) -> None:
-    from vendiscope.gui.views.chart_renderer import ChartRenderer
+    from vendiscope.gui.view_host.chart_renderer import ChartRenderer
 
     renderer = ChartRenderer()
     qtbot.addWidget(renderer)

@@ -16,7 +16,7 @@ from vendiscope.gui.windows.main_window import MainWindow
 def test_the_dashboard_lists_sparse_clusters_with_examples(
     qtbot, window: MainWindow, analysed_project: Path
 ) -> None:
-    from vendiscope.core.gaps.jobs import latest_cluster_run
+    from vendiscope.core.clusters.jobs import latest_cluster_run
     from vendiscope.core.store.project import Project
 
     with Project.open(analysed_project) as project:
@@ -96,7 +96,7 @@ def test_the_demo_opens_on_its_whole_story(qtbot, window: MainWindow, tmp_path: 
     assert dashboard.summary.gvendi is not None and dashboard.summary.clusters is not None
     qtbot.waitUntil(lambda: map_view.colouring is not None, timeout=20_000)
     assert map_view.canvas.count == 1245
-    assert map_view.colouring.by == "source"  # the one default rule (core/views/colouring.py)
+    assert map_view.colouring.by == "source"  # the one default rule (core/view_data/colouring.py)
     qtbot.waitUntil(lambda: workbench.state is not None, timeout=20_000)
     assert len(workbench.state.runs) == 3 and workbench.curves.curves  # greedy, FL, random
     assert map_view.compute_button.text() == "Recompute map…"  # recomputing is one click

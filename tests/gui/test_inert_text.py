@@ -75,7 +75,7 @@ def hostile_project(tmp_path: Path, hostile: Hostile) -> Path:
     features (a set named with markup), a PCA map, clusters, G-Vendi with a per-record
     score, and a greedy-Vendi selection saved as a subset named with markup."""
     from tests.core._planted import planted_vectors, write_set
-    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.clusters.jobs import cluster_dataset
     from vendiscope.core.maps.jobs import map_dataset
     from vendiscope.core.metrics.scoring import score_dataset
     from vendiscope.core.selection.job import select_dataset
@@ -337,7 +337,7 @@ def test_view_plugins_show_the_data_s_markup_as_text(
 def test_charts_show_the_data_s_markup_as_text(qtbot, hostile: Hostile) -> None:
     """Any chart description (from a plugin, from data): title, axis labels, series names,
     categories and hover tooltips."""
-    from vendiscope.gui.views.chart_renderer import ChartRenderer
+    from vendiscope.gui.view_host.chart_renderer import ChartRenderer
 
     renderer = ChartRenderer()
     qtbot.addWidget(renderer)

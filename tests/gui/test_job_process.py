@@ -10,7 +10,7 @@ from tests.gui import _process_tasks
 from vendiscope.core.base.errors import InputError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
 from vendiscope.core.vectors.missing import MissingVectors
-from vendiscope.core.views.missing import NotComputed
+from vendiscope.core.view_data.missing import NotComputed
 from vendiscope.gui.jobs.process import JobProcessError, run_in_process
 
 

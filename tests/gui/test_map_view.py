@@ -25,7 +25,7 @@ def open_map(qtbot, window: MainWindow, path: Path) -> MapView:
 
 def core_truth(path: Path) -> dict:
     """What the project holds, read through core (not through the view)."""
-    from vendiscope.core.gaps.jobs import cluster_labels, latest_cluster_run
+    from vendiscope.core.clusters.jobs import cluster_labels, latest_cluster_run
     from vendiscope.core.maps.jobs import latest_map
     from vendiscope.core.store import vectors
     from vendiscope.core.store.project import Project

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 from tests.gui.conftest import ANALYSED, open_project, screenshot
 from vendiscope.api import FromProject, Range
 from vendiscope.core.vectors.missing import MissingVectors
-from vendiscope.core.views.missing import Command, NotComputed
-from vendiscope.gui.views.plugin_views import ChartTab
+from vendiscope.core.view_data.missing import Command, NotComputed
+from vendiscope.gui.view_host.plugin_views import ChartTab
 from vendiscope.gui.widgets.param_form import ParamDialog
 from vendiscope.gui.windows.main_window import MainWindow
 
@@ -28,7 +28,7 @@ BUILT_IN_VIEWS = {
 def registry():
     """The built-in plugins plus the test views (histogram, heatmap and broken ones)."""
     from tests.gui import _views
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.registry import PluginRegistry
     from vendiscope.plugins import manifest as builtins
 
     found = PluginRegistry()
@@ -45,7 +45,7 @@ def show(qtbot, window: MainWindow, name: str, **params) -> ChartTab:
 
 
 def test_the_views_menu_lists_every_view_plugin(qtbot, window: MainWindow, analysed_project):
-    from vendiscope.core.plugins.registry import default_registry
+    from vendiscope.core.plugin_host.registry import default_registry
 
     open_project(qtbot, window, analysed_project)
     menu: QMenu = window.actions_.views_menu

@@ -9,9 +9,9 @@ import pytest
 
 from tests.gui.conftest import screenshot
 from vendiscope.core.base.errors import PluginError, PluginRuntimeError
-from vendiscope.core.plugins.interfaces import View
-from vendiscope.core.plugins.manifest import Contribution, PluginManifest
-from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.plugin_host.interfaces import View
+from vendiscope.core.plugin_host.manifest import Contribution, PluginManifest
+from vendiscope.core.plugin_host.registry import PluginRegistry
 from vendiscope.gui.windows.about import AboutDialog, versions
 from vendiscope.gui.windows.plugins_window import DETAILS_ROLE, PluginsWindow
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from tests.gui.conftest import ANALYSED, open_project, screenshot, wait_job
-from vendiscope.core.plugins.params import ParamError, Range, describe_params
+from vendiscope.core.plugin_host.params import ParamError, Range, describe_params
 from vendiscope.gui.jobs.manager import JobState
 from vendiscope.gui.selection.form import BUDGET_RULE, default_budget
 from vendiscope.gui.selection.workbench import RUN_COLUMNS, SelectionWorkbench

@@ -94,7 +94,7 @@ def test_no_result_yet_gives_empty_tables_and_no_chart() -> None:
 
 
 def test_a_study_of_more_than_a_day_says_how_to_make_it_shorter() -> None:
-    from vendiscope.core.studies.feasibility import cheaper_plan, study_cost
+    from vendiscope.core.studies.algorithms.feasibility import cheaper_plan, study_cost
 
     def cost(runs: int, per_run: float) -> Any:
         return study_cost(runs, seconds_per_run=per_run, one_time_seconds=400.0, n_examples=6,

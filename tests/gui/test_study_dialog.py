@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from tests.gui.conftest import answer_message_box, screenshot
-from vendiscope.core.plugins.registry import default_registry
+from vendiscope.core.plugin_host.registry import default_registry
 from vendiscope.gui.study.dialog import StudyDialog
 from vendiscope.gui.windows.document import ProjectDocument
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.gui.conftest import screenshot
-from vendiscope.core.plugins.registry import default_registry
+from vendiscope.core.plugin_host.registry import default_registry
 from vendiscope.gui.synthesis.dialog import SynthesisDialog
 from vendiscope.gui.windows.document import ProjectDocument
 

@@ -33,7 +33,7 @@ def write_chunks(url: str, name: str, order: list[int], barrier: Any) -> int:
 def run_job(url: str, dataset: str, barrier: Any) -> dict[str, int]:
     """A whole featurizer job (the toy featurizer), started at the same time as another."""
     from tests.core.vectors import _engine_plugins
-    from vendiscope.core.plugins import PluginRegistry
+    from vendiscope.core.plugin_host import PluginRegistry
     from vendiscope.core.store.project import Project
     from vendiscope.core.vectors.featurizing import featurize_dataset
 

@@ -15,7 +15,7 @@ from tests.core.vectors import _engine_plugins
 from vendiscope.cli._app import app
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins import PluginRegistry
+from vendiscope.core.plugin_host import PluginRegistry
 from vendiscope.core.store import subsets, transfer, vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import fail_run, start_run

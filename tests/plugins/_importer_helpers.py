@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vendiscope.core.plugins import BadRow, Importer, SourceRow
+from vendiscope.core.plugin_host import BadRow, Importer, SourceRow
 
 
 def read_all(importer: Importer, path: Path) -> list[SourceRow | BadRow]:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from vendiscope.core.plugins import KINDS, default_registry
+from vendiscope.core.plugin_host import KINDS, default_registry
 from vendiscope.testing import check_registered
 
 BUILTINS = "vendiscope-builtins"

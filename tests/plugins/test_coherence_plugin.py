@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from tests.conftest import qa_rows, write_jsonl
 from vendiscope.cli._app import app
-from vendiscope.core.plugins import PluginRegistry
-from vendiscope.core.plugins.manifest import ENTRY_POINT_GROUP
+from vendiscope.core.plugin_host import PluginRegistry
+from vendiscope.core.plugin_host.manifest import ENTRY_POINT_GROUP
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vendiscope-coherence"
 

@@ -13,7 +13,7 @@ import pytest
 
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
-from vendiscope.core.plugins import default_registry
+from vendiscope.core.plugin_host import default_registry
 from vendiscope.core.weights import bundled as bundled_models
 from vendiscope.plugins.embedders import sentence_transformers as st_module
 from vendiscope.plugins.embedders.sentence_transformers import SentenceTransformerEmbedder

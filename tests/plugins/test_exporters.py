@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from vendiscope.core.base.errors import ExportError
-from vendiscope.core.plugins import Exporter, default_registry
+from vendiscope.core.plugin_host import Exporter, default_registry
 from vendiscope.core.store import rawjson
 from vendiscope.plugins.exporters.csv import CsvExporter
 from vendiscope.plugins.exporters.hf_disk import HFDiskExporter

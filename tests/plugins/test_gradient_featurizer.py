@@ -16,8 +16,8 @@ from tests.core.gradients.test_gradients import tiny_model, tiny_tokenizer, vari
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
 from vendiscope.core.gradients.features import cpu_has_native_bf16
-from vendiscope.core.plugins.interfaces import Featurizer
-from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.plugin_host.interfaces import Featurizer
+from vendiscope.core.plugin_host.registry import PluginRegistry
 from vendiscope.plugins.featurizers.gradients import GradientFeaturizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # one torch thread for the tiny model

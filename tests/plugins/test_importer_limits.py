@@ -19,8 +19,8 @@ import pytest
 from tests.plugins._importer_helpers import bad, good, numbers, read_all
 from vendiscope.core.base.errors import InputError
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins import BadRow, SourceRow, default_registry
-from vendiscope.core.plugins.params import ParamError, coerce_params, describe_params
+from vendiscope.core.plugin_host import BadRow, SourceRow, default_registry
+from vendiscope.core.plugin_host.params import ParamError, coerce_params, describe_params
 from vendiscope.plugins.importers import limits
 from vendiscope.plugins.importers.csv import CsvImporter
 from vendiscope.plugins.importers.hf_disk import HFDiskImporter

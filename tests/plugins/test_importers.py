@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.plugins._importer_helpers import bad, data, numbers, read_all
 from vendiscope.core.base.errors import InputError
-from vendiscope.core.plugins import BadRow, Importer, SourceRow, default_registry
+from vendiscope.core.plugin_host import BadRow, Importer, SourceRow, default_registry
 from vendiscope.plugins.importers.csv import CsvImporter
 from vendiscope.plugins.importers.hf_disk import HFDiskImporter
 from vendiscope.plugins.importers.json_array import JsonArrayImporter

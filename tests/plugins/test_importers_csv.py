@@ -10,7 +10,7 @@ import pytest
 
 from tests.plugins._importer_helpers import bad, data, numbers, read_all
 from vendiscope.core.base.errors import InputError
-from vendiscope.core.plugins import BadRow, SourceRow
+from vendiscope.core.plugin_host import BadRow, SourceRow
 from vendiscope.plugins.importers.csv import CsvImporter, sniff_delimiter
 
 BIG = 50 * 1024 * 1024

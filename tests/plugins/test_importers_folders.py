@@ -11,7 +11,7 @@ import pytest
 
 from tests.plugins._importer_helpers import bad, data, numbers, read_all
 from vendiscope.core.base.errors import InputError
-from vendiscope.core.plugins import default_registry
+from vendiscope.core.plugin_host import default_registry
 from vendiscope.plugins.importers import hf_disk
 from vendiscope.plugins.importers.hf_disk import HFDiskImporter
 from vendiscope.plugins.importers.parquet import ParquetImporter, schema_from_description

@@ -67,7 +67,7 @@ def test_the_check_catches_what_it_forbids(tmp_path: Path) -> None:
         "from vendiscope import gui\n"
         "from vendiscope.api import View, k_center\n"
         "from vendiscope.plugins.views._common import chart\n"
-        "def f():\n    from vendiscope.core.selection.kcenter import k_center\n"
+        "def f():\n    from vendiscope.core.selection.algorithms.kcenter import k_center\n"
         "    import PySide6.QtCore\n",
         encoding="utf-8",
     )
@@ -76,7 +76,7 @@ def test_the_check_catches_what_it_forbids(tmp_path: Path) -> None:
         "vendiscope.core.store",
         "vendiscope.core.store.vectors",
         "vendiscope.gui",
-        "vendiscope.core.selection.kcenter",
-        "vendiscope.core.selection.kcenter.k_center",
+        "vendiscope.core.selection.algorithms.kcenter",
+        "vendiscope.core.selection.algorithms.kcenter.k_center",
         "PySide6.QtCore",
     ]

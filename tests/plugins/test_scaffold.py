@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from vendiscope.cli._app import app
 from vendiscope.core.base.errors import PluginError
-from vendiscope.core.plugins import PluginRegistry
-from vendiscope.core.plugins.scaffold import SCAFFOLD_KINDS, plugin_names, scaffold_plugin
+from vendiscope.core.plugin_host import PluginRegistry
+from vendiscope.core.plugin_host.scaffold import SCAFFOLD_KINDS, plugin_names, scaffold_plugin
 from vendiscope.testing import check_registered
 
 try:

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
-from vendiscope.core.plugins import PluginRegistry, Selection, Selector
-from vendiscope.core.selection.dpp import greedy_dpp
-from vendiscope.core.selection.facility import facility_location
-from vendiscope.core.selection.greedy_vendi import greedy_vendi
-from vendiscope.core.selection.kcenter import k_center
-from vendiscope.core.selection.prismatic import prismatic
-from vendiscope.core.selection.random_choice import random_selection
+from vendiscope.core.plugin_host import PluginRegistry, Selection, Selector
+from vendiscope.core.selection.algorithms.dpp import greedy_dpp
+from vendiscope.core.selection.algorithms.facility import facility_location
+from vendiscope.core.selection.algorithms.greedy_vendi import greedy_vendi
+from vendiscope.core.selection.algorithms.kcenter import k_center
+from vendiscope.core.selection.algorithms.prismatic import prismatic
+from vendiscope.core.selection.algorithms.random_choice import random_selection
 
 NAMES = ("greedy-vendi", "prismatic", "k-center", "facility-location", "dpp", "random")
 

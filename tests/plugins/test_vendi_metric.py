@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from vendiscope.core.base.errors import PluginError
-from vendiscope.core.metrics import vendi as V
-from vendiscope.core.metrics import vendi_records as R
-from vendiscope.core.plugins import Metric, MetricResult, PluginRegistry
+from vendiscope.core.metrics.algorithms import vendi as V
+from vendiscope.core.metrics.algorithms import vendi_records as R
+from vendiscope.core.plugin_host import Metric, MetricResult, PluginRegistry
 from vendiscope.plugins.metrics.vendi import VendiMetric
 
 

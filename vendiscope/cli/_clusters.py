@@ -29,7 +29,7 @@ def clusters(
     """Cluster gradients (spherical k-means) and list the sparse, under-represented clusters."""
     from vendiscope.cli._output import shorten
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.clusters.jobs import cluster_dataset
     from vendiscope.core.neighbors.search import records_at
     from vendiscope.core.store.project import Project
 
@@ -79,7 +79,7 @@ def filter_candidates_(
 ) -> None:
     """Keep only candidates that land in the pool's sparse clusters (Prismatic filter)."""
     from vendiscope.cli._progress import RichProgress
-    from vendiscope.core.gaps.jobs import filter_candidates
+    from vendiscope.core.clusters.jobs import filter_candidates
     from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from vendiscope.cli._output import console
-from vendiscope.core.metrics.equal_n import drawn, figure
+from vendiscope.core.metrics.algorithms.equal_n import drawn, figure
 
 TITLES = {"gvendi": "G-Vendi", "vendi": "Vendi"}
 DASH = "\u2014"  # an em dash: no value

@@ -71,7 +71,7 @@ def import_(
 
     params = {}
     if param:
-        from vendiscope.core.plugins import default_registry
+        from vendiscope.core.plugin_host import default_registry
 
         importer = format or default_registry().importer_for(path).name
         params = plugin_params("importer", importer, param)
@@ -171,11 +171,11 @@ def show(
 ) -> None:
     """Show a few records of a dataset."""
     from vendiscope.cli import _printing
-    from vendiscope.core.store import records
+    from vendiscope.core.store import record_lookup
     from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
-        shown = records.page(opened, dataset, offset, limit)
+        shown = record_lookup.page(opened, dataset, offset, limit)
         _printing.print_records(shown, raw=raw, as_json=json)
 
 
@@ -216,7 +216,7 @@ def export(
     """Export a dataset or subset in its original schema, with a manifest beside it."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.io.exporting import choose_exporter, export_dataset
-    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.plugin_host import default_registry
     from vendiscope.core.store.project import Project
 
     params = {}

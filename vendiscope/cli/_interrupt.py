@@ -6,7 +6,7 @@ kept. Code that swallows the exception (a plugin catching everything) or waits i
 code would keep the command running for ever, so the first Ctrl-C also starts a watchdog:
 a second Ctrl-C, or the command still running :data:`GRACE_S` seconds later, ends the
 process at once (exit status 130). SQLite keeps the project sound through such an end, and
-the run watcher (:mod:`vendiscope.core.store.run_watch`) marks the runs left open
+the run watcher (:mod:`vendiscope.core.store.run_guard`) marks the runs left open
 ``interrupted``, naming them. The app does the same to a job's process after its grace
 period (:mod:`vendiscope.gui.jobs.process`).
 

@@ -109,7 +109,7 @@ def _run_reporting(command: Callable[..., Any], args: Any, kwargs: dict[str, Any
     from vendiscope.core.base.errors import VendiscopeError
     from vendiscope.core.base.jobs import Cancelled
     from vendiscope.core.store import waiting
-    from vendiscope.core.store.records import DatabaseError  # SQLAlchemy's, re-exported
+    from vendiscope.core.store.record_lookup import DatabaseError  # SQLAlchemy's, re-exported
 
     forget = waiting.add_notice(_print_wait)
     try:
@@ -163,14 +163,14 @@ def plugin_params(kind: str, name: str, items: list[str] | None) -> dict[str, An
     """``--param NAME=VALUE`` strings as typed, checked parameters of contribution ``kind:name``.
 
     Values are converted to the types the contribution declares and checked against its
-    ranges and choices (:func:`vendiscope.core.plugins.params.coerce_params`); a bad one
+    ranges and choices (:func:`vendiscope.core.plugin_host.params.coerce_params`); a bad one
     exits with code 2 and a message naming it: ``--param k: expected an integer >= 1, got 'x'``.
     """
     raw = split_params(items)
     if not raw:
         return {}
-    from vendiscope.core.plugins import default_registry
-    from vendiscope.core.plugins.params import ParamError
+    from vendiscope.core.plugin_host import default_registry
+    from vendiscope.core.plugin_host.params import ParamError
 
     try:
         return default_registry().coerce(kind, name, raw, prefix="--param ")

@@ -33,7 +33,7 @@ def plugins(
 ) -> None:
     """List installed plugins, their contributions, and any that failed to load."""
     from vendiscope.cli import _printing
-    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.plugin_host import default_registry
 
     registry = default_registry()
     if check:
@@ -55,7 +55,7 @@ def new_plugin(
     json: JsonOpt = False,
 ) -> None:
     """Create a ready plugin package: pyproject with the entry point, example, kit test, README."""
-    from vendiscope.core.plugins.scaffold import scaffold_plugin
+    from vendiscope.core.plugin_host.scaffold import scaffold_plugin
 
     made = scaffold_plugin(name, kind, directory, force=force)
     if json:
@@ -91,7 +91,7 @@ def plugin_info(
     from rich.table import Table
 
     from vendiscope.core.base.errors import PluginError
-    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.plugin_host import default_registry
 
     registry = default_registry()
     contribution = registry.get(kind, name)

@@ -273,7 +273,7 @@ def resolution_line(value: float, n: int, details: dict[str, Any]) -> str:
     one, the effective fraction, the mean cosine and the verdict sentence; older results
     without these fields print the parts they have.
     """
-    from vendiscope.core.metrics.resolution import projection_text
+    from vendiscope.core.metrics.algorithms.resolution import projection_text
 
     effective = details.get("effective_number")
     effective = float(value if effective is None else effective)
@@ -321,7 +321,7 @@ def print_score(
     if result.metric in METRIC_TITLES:
         console.print(resolution_line(result.value, result.n, result.details), soft_wrap=True)
     if isinstance(result.details.get("at_n"), dict):
-        from vendiscope.core.metrics.equal_n import label
+        from vendiscope.core.metrics.algorithms.equal_n import label
 
         console.print(f"at equal n: {label(title, result.details['at_n'], 2)}", soft_wrap=True)
     _print_sources(result, title, show_all=show_all, source_counts=source_counts)
@@ -338,7 +338,7 @@ def _print_sources(
     without one (too small for a score of their own, or a run from before equal n) follow,
     largest first. Only the first 20 unless ``show_all``.
     """
-    from vendiscope.core.metrics import equal_n
+    from vendiscope.core.metrics.algorithms import equal_n
 
     rows: list[tuple[str, int, float | None, dict[str, Any] | None]] = [
         (source, int(row["n"]), float(row["value"]), row.get("equal_n"))

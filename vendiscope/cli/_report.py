@@ -1,7 +1,7 @@
 """Commands for maps, views (charts as images) and the diversity audit report.
 
 ``view`` and ``report`` build every chart through the one view builder,
-:func:`vendiscope.core.views.build.build_view`, as the app does: the same parameter typing,
+:func:`vendiscope.core.view_data.build.build_view`, as the app does: the same parameter typing,
 guards (``registry.running``, ``registry.check_result``) and errors naming the plugin.
 """
 
@@ -124,8 +124,8 @@ def view(
     from vendiscope.cli._output import plugin_params
     from vendiscope.core.base.atomic import atomic_path, check_destination
     from vendiscope.core.store.project import Project
-    from vendiscope.core.views.build import build_view
-    from vendiscope.core.views.render import save_chart
+    from vendiscope.core.view_data.build import build_view
+    from vendiscope.core.view_data.render import save_chart
 
     params = plugin_params("view", name, param) if param else {}
     suffix = output.suffix.lower()

@@ -117,7 +117,7 @@ def score(
         source_counts = None if json or names else opened.stats(dataset)["sources"]
         advice = ""
         if results and results[0].subset is None:
-            from vendiscope.core.views.runs import resolution_advice
+            from vendiscope.core.view_data.runs import resolution_advice
 
             advice = resolution_advice(opened, dataset)
         from vendiscope.core.io.sampling import sample_origin

@@ -214,7 +214,7 @@ def _options(*, subsets: int, **values: Any) -> Any:
 
 def _too_long(cheaper: Any) -> str:
     """Why an estimate over a day refuses, and what would bring the study within one."""
-    from vendiscope.core.studies.feasibility import duration
+    from vendiscope.core.studies.algorithms.feasibility import duration
 
     ways = []
     if cheaper.target_rows is not None:

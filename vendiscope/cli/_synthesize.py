@@ -181,8 +181,8 @@ def _stopped(reason: str) -> str:
 
 def _write_template(project: Any, dataset: str, options: Any, path: Path) -> None:
     from vendiscope.core.base.atomic import atomic_path, check_destination
+    from vendiscope.core.synthesis.algorithms.templates import FAMILIES, family_for
     from vendiscope.core.synthesis.records import Keys
-    from vendiscope.core.synthesis.templates import FAMILIES, family_for
 
     keys = Keys.of(project.dataset(dataset).field_mapping)
     family = options.template or family_for(keys.names, keys.roles)

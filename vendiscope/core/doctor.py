@@ -35,7 +35,7 @@ def accelerator() -> dict[str, Any]:
 
 
 def report(*, check_accelerator: bool = True) -> dict[str, Any]:
-    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.plugin_host import default_registry
 
     registry = default_registry()
     encoder = bundled_models.sentence_encoder_dir()

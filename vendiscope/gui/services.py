@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.registry import PluginRegistry
     from vendiscope.gui.jobs.manager import Job, JobManager
     from vendiscope.gui.records.link import RecordLink
     from vendiscope.gui.windows.document import ProjectDocument

@@ -180,7 +180,7 @@ def check_registered(kind: str, name: str, *, registry: Any = None, **opts: Any)
 
     ``registry`` defaults to the installed plugins (entry points and plugin files).
     """
-    from vendiscope.core.plugins.registry import default_registry
+    from vendiscope.core.plugin_host.registry import default_registry
 
     registry = registry or default_registry()
     cls = registry.load(kind, name)
@@ -233,7 +233,7 @@ def check_trainer(obj: Any, **opts: Any) -> None:
 
 
 def _base(kind: str) -> type:
-    from vendiscope.core.plugins.registry import BASE_CLASSES
+    from vendiscope.core.plugin_host.registry import BASE_CLASSES
 
     return BASE_CLASSES[kind]
 

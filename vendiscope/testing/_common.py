@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from vendiscope.core.plugins.params import REQUIRED, ParamError, describe_params
-from vendiscope.core.plugins.registry import BASE_CLASSES
-from vendiscope.core.plugins.signatures import signature_problems
+from vendiscope.core.plugin_host.params import REQUIRED, ParamError, describe_params
+from vendiscope.core.plugin_host.registry import BASE_CLASSES
+from vendiscope.core.plugin_host.signatures import signature_problems
 from vendiscope.testing._subject import Subject, same_structure
 
 

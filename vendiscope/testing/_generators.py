@@ -18,7 +18,7 @@ from typing import Any
 
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
-from vendiscope.core.plugins.runtime import result_problem
+from vendiscope.core.plugin_host.runtime import result_problem
 from vendiscope.testing._subject import Subject, json_describe, live_checks, stable_model_id
 
 PROMPTS = (

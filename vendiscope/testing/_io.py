@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from vendiscope.core.base.errors import VendiscopeError
-from vendiscope.core.plugins.interfaces import BadRow, SourceInfo, SourceRow
-from vendiscope.core.plugins.runtime import result_problem
+from vendiscope.core.plugin_host.interfaces import BadRow, SourceInfo, SourceRow
+from vendiscope.core.plugin_host.runtime import result_problem
 from vendiscope.testing._subject import Subject
 
 

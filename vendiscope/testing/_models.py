@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
-from vendiscope.core.plugins.runtime import result_problem
+from vendiscope.core.plugin_host.runtime import result_problem
 from vendiscope.testing._subject import Subject, result_or_value_error
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vendiscope.core.plugins.registry import BASE_CLASSES
+from vendiscope.core.plugin_host.registry import BASE_CLASSES
 
 TEXTS = (
     "What is the capital of France?",

@@ -21,8 +21,8 @@ from typing import Any
 
 from vendiscope.core.base.errors import PluginError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, RecordingProgress
-from vendiscope.core.plugins.interfaces import TrainingCost
-from vendiscope.core.plugins.runtime import result_problem
+from vendiscope.core.plugin_host.interfaces import TrainingCost
+from vendiscope.core.plugin_host.runtime import result_problem
 from vendiscope.testing._subject import (
     Subject,
     json_describe,

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress
-from vendiscope.core.plugins.runtime import result_problem
+from vendiscope.core.plugin_host.runtime import result_problem
 from vendiscope.testing._subject import Subject, result_or_value_error, value_error
 
 
@@ -204,7 +204,7 @@ def check_selector_streamed(subject: Subject) -> None:
     """
     import numpy as np
 
-    from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
+    from vendiscope.core.plugin_host.interfaces import StreamingSelector, VectorSource
 
     instance = subject.instance()
     if not isinstance(instance, StreamingSelector):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vendiscope.core.base.errors import VendiscopeError
-from vendiscope.core.plugins.charts import validate_chart
+from vendiscope.core.plugin_host.charts import validate_chart
 from vendiscope.testing._subject import Subject, same_structure
 
 
@@ -27,7 +27,7 @@ def view_data(subject: Subject) -> dict[str, Any]:
         return dict(given() if callable(given) else given)
     cached = subject.opts.get("_sample_data")
     if cached is None:
-        from vendiscope.core.views.reader import ProjectViewData
+        from vendiscope.core.view_data.reader import ProjectViewData
         from vendiscope.testing.sample import SAMPLE_DATASET, sample_project
 
         folder = tempfile.TemporaryDirectory(prefix="vendiscope-kit-")

@@ -70,7 +70,7 @@ def test_bad_input_is_named():
 
 
 def test_registered_through_the_manifest():
-    from vendiscope.core.plugins import PluginRegistry
+    from vendiscope.core.plugin_host import PluginRegistry
 
     registry = PluginRegistry()
     registry.add_manifest(manifest)

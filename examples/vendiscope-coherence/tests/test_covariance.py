@@ -78,7 +78,7 @@ def test_gains_are_error_decreases():
 
 
 def test_registered_through_the_manifest():
-    from vendiscope.core.plugins import PluginRegistry
+    from vendiscope.core.plugin_host import PluginRegistry
 
     registry = PluginRegistry()
     registry.add_manifest(manifest)

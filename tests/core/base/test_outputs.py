@@ -23,7 +23,7 @@ from vendiscope.core.base.errors import ExportError
 from vendiscope.core.io.exporting import export_dataset
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.store.project import Project
-from vendiscope.core.views.render import save_chart
+from vendiscope.core.view_data.render import save_chart
 
 
 @pytest.fixture

@@ -20,10 +20,10 @@ from vendiscope.core.base.errors import ExportError
 from vendiscope.core.base.project_files import database_kind
 from vendiscope.core.io.exporting import export_dataset
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins.scaffold import scaffold_plugin
+from vendiscope.core.plugin_host.scaffold import scaffold_plugin
 from vendiscope.core.report.build import write_report
 from vendiscope.core.store.project import Project
-from vendiscope.core.views.render import save_chart
+from vendiscope.core.view_data.render import save_chart
 
 CHART = {"kind": "bars", "title": "t", "x": ["a"], "series": [{"name": "n", "values": [1]}]}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ElementTree
 
 from vendiscope.core.base.text import has_control_characters, printable, printable_tree
-from vendiscope.core.views.render import render_chart
+from vendiscope.core.view_data.render import render_chart
 
 HOSTILE = "clear\x1b[2J title\x1b]0;owned\x07 link\x1b]8;;http://x\x1b\\ rtl\u202eevil bell\x07"
 

@@ -99,7 +99,7 @@ def cosine_of_gram(gram: np.ndarray) -> np.ndarray:
 
 def vendi_of_gram(gram: np.ndarray) -> float:
     """The Vendi score (q = 1) of the cosine kernel of a Gram matrix."""
-    from vendiscope.core.metrics.vendi import vendi_from_eigenvalues
+    from vendiscope.core.metrics.algorithms.vendi import vendi_from_eigenvalues
 
     cosine = cosine_of_gram(gram)
     return vendi_from_eigenvalues(np.linalg.eigvalsh(cosine / len(cosine)))

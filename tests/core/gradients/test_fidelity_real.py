@@ -19,7 +19,7 @@ import pytest
 from tests.core.gradients._reference import exact_gram, reference_gradients, vendi_of_gram
 from vendiscope.core.gradients.features import GradientEngine
 from vendiscope.core.gradients.sketch import Projector
-from vendiscope.core.metrics.vendi import vendi_score
+from vendiscope.core.metrics.algorithms.vendi import vendi_score
 from vendiscope.plugins.featurizers.gradients import GradientFeaturizer
 
 DEMO = Path(__file__).resolve().parents[3] / "vendiscope" / "resources" / "demo" / "demo.jsonl"

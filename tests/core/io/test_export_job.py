@@ -14,8 +14,8 @@ from vendiscope.core.base.errors import ExportError, PluginRuntimeError
 from vendiscope.core.io.exporting import export_dataset
 from vendiscope.core.io.hashing import content_hash
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins import Exporter, PluginRegistry
-from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+from vendiscope.core.plugin_host import Exporter, PluginRegistry
+from vendiscope.core.plugin_host.manifest import Contribution, PluginManifest
 from vendiscope.core.store import subsets
 
 

@@ -392,8 +392,8 @@ def test_a_row_too_deep_to_store_from_any_importer_is_a_bad_row(
 ) -> None:
     import sys
 
-    from vendiscope.core.plugins.manifest import Contribution, PluginManifest
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.manifest import Contribution, PluginManifest
+    from vendiscope.core.plugin_host.registry import PluginRegistry
 
     (tmp_path / "vsp_deep.py").write_text(DEEP_IMPORTER, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))

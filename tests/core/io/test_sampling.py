@@ -14,7 +14,7 @@ from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.io.sampling import allocate, sample_dataset, sample_origin
 from vendiscope.core.store import samples, subsets
-from vendiscope.core.store.records import records_at
+from vendiscope.core.store.record_lookup import records_at
 
 
 def mixed_rows(n: int = 100) -> list[dict[str, Any]]:
@@ -167,7 +167,7 @@ def test_a_cancel_mid_way_leaves_no_dataset_run_or_subset(
 def test_the_report_and_the_python_api_say_it_is_a_sample(pool: Any) -> None:
     from vendiscope.core.report.html import _headline_html
     from vendiscope.core.report.numbers import audit_numbers
-    from vendiscope.python_api import Project as ApiProject
+    from vendiscope.scripting import Project as ApiProject
 
     made = ApiProject(pool, progress=False).sample("pool", 10, seed=2)
     assert made.dataset.name == "pool-sample-10" and made.seed == 2

@@ -8,7 +8,7 @@ from sklearn.manifold import trustworthiness
 
 from tests.core._planted import N_ROWS, planted_dataset, planted_vectors
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.maps import projection
+from vendiscope.core.maps.algorithms import projection
 from vendiscope.core.maps.jobs import latest_map, map_dataset
 from vendiscope.core.store import vectors
 

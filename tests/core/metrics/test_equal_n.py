@@ -11,7 +11,8 @@ import pytest
 from tests.conftest import qa_rows, write_jsonl
 from tests.core._planted import planted_dataset, planted_vectors, write_set
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.metrics import compare_sets, equal_n, streaming, vendi
+from vendiscope.core.metrics import compare_sets, streaming
+from vendiscope.core.metrics.algorithms import equal_n, vendi
 from vendiscope.core.metrics.scoring import score_dataset, source_positions
 from vendiscope.core.metrics.subset_baseline import unit_rows
 from vendiscope.core.store import subsets, vectors
@@ -173,8 +174,8 @@ def test_a_draw_larger_than_the_budget_is_read_in_pieces(project, tmp_path: Path
 
 
 def test_other_metrics_have_no_equal_n(project, tmp_path: Path) -> None:
-    from vendiscope.core.plugins import PluginRegistry
-    from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+    from vendiscope.core.plugin_host import PluginRegistry
+    from vendiscope.core.plugin_host.manifest import Contribution, PluginManifest
 
     registry = PluginRegistry.discover()
     registry.add_manifest(PluginManifest("toy", (

@@ -17,10 +17,10 @@ import pytest
 from tests.conftest import write_jsonl
 from tests.core._planted import planted_vectors, write_set
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.metrics import group_check
+from vendiscope.core.metrics.algorithms import group_check
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.store.project import Project
-from vendiscope.core.views import data as viewdata
+from vendiscope.core.view_data import data as viewdata
 
 
 def test_the_p_value_is_exact_over_every_split() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vendiscope.core.metrics.projection_error import projection_error, resketch
-from vendiscope.core.metrics.vendi import vendi_score
+from vendiscope.core.metrics.algorithms.projection_error import projection_error, resketch
+from vendiscope.core.metrics.algorithms.vendi import vendi_score
 
 
 def _clustered(n: int, width: int, seed: int) -> np.ndarray:
@@ -55,7 +55,7 @@ def test_the_estimate_is_deterministic_and_shrinks_with_dim() -> None:
 
 
 def test_large_sets_are_estimated_on_a_sample() -> None:
-    from vendiscope.core.metrics import projection_error as module
+    from vendiscope.core.metrics.algorithms import projection_error as module
 
     rows = _clustered(50, 64, seed=6)
     found = module.projection_error(rows, draws=2, max_rows=20)

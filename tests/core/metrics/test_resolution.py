@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import qa_rows, write_jsonl
 from tests.core._planted import planted_vectors
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.metrics import resolution, vendi
+from vendiscope.core.metrics.algorithms import resolution, vendi
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.store import vectors
 from vendiscope.plugins.metrics.vendi import VendiMetric

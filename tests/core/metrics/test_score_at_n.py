@@ -9,8 +9,8 @@ import pytest
 
 from tests.core._planted import N_ROWS, planted_dataset
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.metrics.algorithms.vendi import vendi_score
 from vendiscope.core.metrics.scoring import DRAWS_AT_N, score_dataset
-from vendiscope.core.metrics.vendi import vendi_score
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 

@@ -12,7 +12,7 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.metrics.run_result import SCHEMA, ScoreRunResult
 from vendiscope.core.metrics.subset_scoring import SUBSET_KIND
 from vendiscope.core.store.runs import recorded_run
-from vendiscope.core.views.runs import score_summary
+from vendiscope.core.view_data.runs import score_summary
 from vendiscope.gui.dashboard.data import _score
 from vendiscope.gui.selection.compare_data import comparisons_of
 

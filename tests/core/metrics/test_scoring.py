@@ -9,8 +9,8 @@ from tests.conftest import qa_rows, write_jsonl
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.metrics.scoring import default_vector_set, score_dataset, source_positions
-from vendiscope.core.plugins import Featurizer, Metric, MetricResult, PluginRegistry
-from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+from vendiscope.core.plugin_host import Featurizer, Metric, MetricResult, PluginRegistry
+from vendiscope.core.plugin_host.manifest import Contribution, PluginManifest
 from vendiscope.core.store import vectors
 from vendiscope.core.vectors.featurizing import featurize_dataset
 

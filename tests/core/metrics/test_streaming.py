@@ -15,7 +15,7 @@ from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.metrics import streaming
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.neighbors import search as neighbors
-from vendiscope.core.neighbors.index import build_index, build_index_from_chunks
+from vendiscope.core.neighbors.algorithms.index import build_index, build_index_from_chunks
 from vendiscope.core.store import vectors
 
 N = 1800

@@ -13,7 +13,7 @@ from tests.core._planted import planted_dataset
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.exporting import export_dataset
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.metrics import vendi
+from vendiscope.core.metrics.algorithms import vendi
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.metrics.subset_baseline import random_baseline
 from vendiscope.core.metrics.subset_scoring import SUBSET_KIND

@@ -1,4 +1,5 @@
-"""The Vendi family in vendiscope.core.metrics.vendi: equal to the reference package, identities,
+"""The Vendi family in vendiscope.core.metrics.algorithms.vendi: equal to the reference package,
+identities,
 streaming, bootstrap, and per-record scores checked against brute force."""
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from vendiscope.core.metrics import vendi as V
-from vendiscope.core.metrics import vendi_records as R
+from vendiscope.core.metrics.algorithms import vendi as V
+from vendiscope.core.metrics.algorithms import vendi_records as R
 
 ORDERS = [0.5, 1.0, 2.0, math.inf]
 

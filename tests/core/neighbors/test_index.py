@@ -7,7 +7,7 @@ import pytest
 
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
-from vendiscope.core.neighbors.index import (
+from vendiscope.core.neighbors.algorithms.index import (
     AUTO_THRESHOLD,
     TopK,
     VectorIndexError,
@@ -190,7 +190,7 @@ def test_build_can_be_cancelled() -> None:
 
 
 def test_gpu_request_without_gpu_is_refused() -> None:
-    from vendiscope.core.neighbors.index import gpu_count
+    from vendiscope.core.neighbors.algorithms.index import gpu_count
 
     if gpu_count() > 0:
         pytest.skip("a GPU is visible")

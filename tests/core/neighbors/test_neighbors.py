@@ -13,7 +13,7 @@ from vendiscope.core.base.errors import ProjectError, VendiscopeError
 from vendiscope.core.base.jobs import RecordingProgress
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.neighbors import search as nb
-from vendiscope.core.neighbors.index import VectorIndexError
+from vendiscope.core.neighbors.algorithms.index import VectorIndexError
 from vendiscope.core.store import subsets, vectors
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import write_jsonl
 from tests.core._planted import N_ROWS, planted_dataset, write_set
-from tests.core.views.test_views import BENCH_COVERED, BENCH_RANDOM, build_audited
+from tests.core.view_data.test_views import BENCH_COVERED, BENCH_RANDOM, build_audited
 from vendiscope.core.base.errors import ExportError, ProjectError
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.metrics.scoring import score_dataset

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from tests.core.views._readable import cut_texts, drawn, hidden_entries
-from tests.core.views.test_views import build_audited
+from tests.core.view_data._readable import cut_texts, drawn, hidden_entries
+from tests.core.view_data.test_views import build_audited
 from vendiscope.core.base.errors import PluginRuntimeError
-from vendiscope.core.plugins import default_registry
+from vendiscope.core.plugin_host import default_registry
 from vendiscope.core.report.build import audit_charts, audit_numbers
 from vendiscope.core.report.charts import GatheredViewData
 from vendiscope.core.report.html import CHART_SIZE
 from vendiscope.core.store.project import Project
-from vendiscope.core.views import build as views_build
-from vendiscope.core.views.data import ViewInput
+from vendiscope.core.view_data import build as views_build
+from vendiscope.core.view_data.data import ViewInput
 
 SECTIONS = {"sources", "spectrum", "map", "clusters", "near-duplicates", "coverage",
             "selections", "selection-map"}  # fmt: skip

@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.core._planted import planted_dataset
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.report.html import _sources_html
-from vendiscope.core.views import data as viewdata
+from vendiscope.core.view_data import data as viewdata
 
 
 def test_the_source_table_carries_and_shows_the_score_at_equal_n(project, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The report's Studies section on a real project with two real studies (see
-:func:`tests.core.views.test_study_view.studied`): the note, the verdict, the evidence per
+:func:`tests.core.view_data.test_study_view.studied`): the note, the verdict, the evidence per
 metric as the analysis has it, the pilot, a scatter per metric (HTML and JSON); how to run a
 study when the dataset has none."""
 
@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from tests.core.report.test_report import assert_self_contained_and_inert, parse
-from tests.core.views.test_study_view import studied
+from tests.core.view_data.test_study_view import studied
 from vendiscope.api import validate_chart
-from vendiscope.core.plugins import PluginRegistry
+from vendiscope.core.plugin_host import PluginRegistry
 from vendiscope.core.report.build import write_report
 from vendiscope.core.store.project import Project
-from vendiscope.core.studies.chart import study_note, subset_rows
-from vendiscope.core.views.reader import ProjectViewData
+from vendiscope.core.studies.algorithms.chart import study_note, subset_rows
+from vendiscope.core.view_data.reader import ProjectViewData
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

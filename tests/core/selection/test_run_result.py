@@ -17,7 +17,7 @@ from vendiscope.core.selection.job import select_dataset
 from vendiscope.core.selection.run_result import SCHEMA, SelectionResult
 from vendiscope.core.store import subsets
 from vendiscope.core.store.runs import recorded_run
-from vendiscope.core.views.runs import selection_results, selection_runs
+from vendiscope.core.view_data.runs import selection_results, selection_runs
 from vendiscope.gui.selection.data import state_of
 
 OLD_RESULT: dict[str, Any] = {  # as the first selection runs stored it: no schema, no computed_on

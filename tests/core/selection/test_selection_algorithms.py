@@ -13,18 +13,18 @@ import numpy as np
 import pytest
 
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
-from vendiscope.core.gaps import clustering as CL
-from vendiscope.core.metrics.vendi import vendi_score
-from vendiscope.core.plugins.interfaces import Selection
-from vendiscope.core.selection import _vendi_state as vendi_state
-from vendiscope.core.selection._vendi_state import VendiSet
-from vendiscope.core.selection.dpp import greedy_dpp
-from vendiscope.core.selection.facility import facility_location, facility_objective
-from vendiscope.core.selection.greedy_vendi import greedy_vendi
-from vendiscope.core.selection.kcenter import k_center
-from vendiscope.core.selection.knn_graph import knn_graph
-from vendiscope.core.selection.prismatic import prismatic
-from vendiscope.core.selection.random_choice import random_selection
+from vendiscope.core.clusters.algorithms import kmeans as CL
+from vendiscope.core.metrics.algorithms.vendi import vendi_score
+from vendiscope.core.plugin_host.interfaces import Selection
+from vendiscope.core.selection.algorithms import _vendi_state as vendi_state
+from vendiscope.core.selection.algorithms._vendi_state import VendiSet
+from vendiscope.core.selection.algorithms.dpp import greedy_dpp
+from vendiscope.core.selection.algorithms.facility import facility_location, facility_objective
+from vendiscope.core.selection.algorithms.greedy_vendi import greedy_vendi
+from vendiscope.core.selection.algorithms.kcenter import k_center
+from vendiscope.core.selection.algorithms.knn_graph import knn_graph
+from vendiscope.core.selection.algorithms.prismatic import prismatic
+from vendiscope.core.selection.algorithms.random_choice import random_selection
 
 SIZES = (600, 400, 250, 150, 120, 90, 70, 55, 45, 40, 35, 30, 25, 20, 15, 12, 10, 8, 5, 5)
 """20 planted clusters of very different sizes (1,985 rows)."""

@@ -8,7 +8,8 @@ import pytest
 from tests.conftest import table_counts
 from tests.core._planted import N_ROWS, planted_dataset, write_set
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.metrics import curves, vendi
+from vendiscope.core.metrics import curves
+from vendiscope.core.metrics.algorithms import vendi
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.store import subsets
 from vendiscope.core.store.filters import RecordFilter, ScoreCondition, matching_positions

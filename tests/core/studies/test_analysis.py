@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import stdtr
 
-from vendiscope.core.studies.analysis import (
+from vendiscope.core.studies.algorithms.analysis import (
     SEPARABLE_RELIABILITY,
     analyse,
     compare_metrics,
@@ -26,7 +26,7 @@ from vendiscope.core.studies.analysis import (
     spearman_p,
     subsets_needed,
 )
-from vendiscope.core.studies.ranks import resampled_kendall, resampled_spearman
+from vendiscope.core.studies.algorithms.ranks import resampled_kendall, resampled_spearman
 
 TOL = 1e-9
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vendiscope.core.studies.answers import final_answer, normalise, same_answer
+from vendiscope.core.studies.algorithms.answers import final_answer, normalise, same_answer
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,10 @@ import pytest
 from tests.conftest import demo_rows, table_counts, write_jsonl
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins.charts import validate_chart
+from vendiscope.core.plugin_host.charts import validate_chart
 from vendiscope.core.store import subsets
 from vendiscope.core.store.project import Project
-from vendiscope.core.studies.chart import outcome_table, study_chart, subset_rows
+from vendiscope.core.studies.algorithms.chart import outcome_table, study_chart, subset_rows
 from vendiscope.core.studies.job import StudyRefused, estimate_study, run_study
 from vendiscope.core.studies.options import StudyOptions
 from vendiscope.core.studies.reading import study_runs

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from vendiscope.core.studies.lexical import distinct_n, ngram_diversity, tokens
+from vendiscope.core.studies.algorithms.lexical import distinct_n, ngram_diversity, tokens
 
 
 def test_tokens_are_lower_cased_words_and_punctuation():

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from vendiscope.core.studies.plan import (
+from vendiscope.core.studies.algorithms.plan import (
     PLAN_KINDS,
     PlannedSubset,
     PlanSpec,

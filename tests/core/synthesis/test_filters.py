@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from vendiscope.core.gaps.clustering import Clustering, spherical_kmeans
-from vendiscope.core.metrics.vendi import vendi_score
-from vendiscope.core.synthesis.filters import RULES, Decision, PoolState, decide
+from vendiscope.core.clusters.algorithms.kmeans import Clustering, spherical_kmeans
+from vendiscope.core.metrics.algorithms.vendi import vendi_score
+from vendiscope.core.synthesis.algorithms.filters import RULES, Decision, PoolState, decide
 
 D = 32
 SIZES = (40, 40, 30, 3, 3, 2)

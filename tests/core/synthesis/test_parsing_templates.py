@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from vendiscope.core.synthesis import parsing
-from vendiscope.core.synthesis.parsing import parse_example
-from vendiscope.core.synthesis.records import Keys
-from vendiscope.core.synthesis.templates import (
+from vendiscope.core.synthesis.algorithms import parsing
+from vendiscope.core.synthesis.algorithms.parsing import parse_example
+from vendiscope.core.synthesis.algorithms.templates import (
     FAMILIES,
     family_for,
     load_template,
     parse_template,
     render,
 )
+from vendiscope.core.synthesis.records import Keys
 
 KEYS = ["prompt", "response"]
 GOOD = {"prompt": "Name a prime.", "response": "7"}

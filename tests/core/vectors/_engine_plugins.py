@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from vendiscope.core.plugins.interfaces import Featurizer
-from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+from vendiscope.core.plugin_host.interfaces import Featurizer
+from vendiscope.core.plugin_host.manifest import Contribution, PluginManifest
 from vendiscope.plugins.embedders.sentence_transformers import SentenceTransformerEmbedder
 
 

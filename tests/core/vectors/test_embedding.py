@@ -11,8 +11,8 @@ from tests.conftest import qa_rows, write_jsonl
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, RecordingProgress
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins import Embedder, PluginRegistry
-from vendiscope.core.plugins.manifest import Contribution, PluginManifest
+from vendiscope.core.plugin_host import Embedder, PluginRegistry
+from vendiscope.core.plugin_host.manifest import Contribution, PluginManifest
 from vendiscope.core.store import vectors
 from vendiscope.core.vectors.embedding import embed_dataset, resolve_field, text_of
 

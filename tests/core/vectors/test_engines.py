@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import qa_rows, write_jsonl
 from tests.core.vectors import _engine_plugins
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins import PluginRegistry
+from vendiscope.core.plugin_host import PluginRegistry
 from vendiscope.core.store import vectors
 from vendiscope.core.vectors import engines
 from vendiscope.core.vectors.engines import (

@@ -13,7 +13,7 @@ from tests.conftest import qa_rows, write_jsonl
 from tests.core.vectors import _reuse_plugins
 from tests.core.vectors._reuse_plugins import logged
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins import PluginRegistry
+from vendiscope.core.plugin_host import PluginRegistry
 from vendiscope.core.store import vectors
 from vendiscope.core.vectors.featurizing import featurize_dataset
 

@@ -12,7 +12,7 @@ from tests.conftest import qa_rows, write_jsonl
 from tests.core.vectors import _engine_plugins
 from vendiscope.core.base.jobs import RecordingProgress
 from vendiscope.core.io.importing import import_dataset
-from vendiscope.core.plugins import PluginRegistry
+from vendiscope.core.plugin_host import PluginRegistry
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.vectors.embedding import embed_dataset

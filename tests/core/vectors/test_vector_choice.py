@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import qa_rows, write_jsonl
 from tests.core._planted import write_set
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.gaps.jobs import cluster_dataset
+from vendiscope.core.clusters.jobs import cluster_dataset
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.maps.jobs import map_dataset, map_source
 from vendiscope.core.metrics.scoring import score_dataset

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from vendiscope.api import Evaluation, PluginError, Trainer, TrainingCost, TrainingOutcome
-from vendiscope.core.plugins.runtime import result_problem
+from vendiscope.core.plugin_host.runtime import result_problem
 from vendiscope.testing import check_trainer
 
 

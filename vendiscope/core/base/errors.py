@@ -24,7 +24,7 @@ class PluginRuntimeError(PluginError):
     The message names the contribution and its plugin, e.g. ``"metric 'coherence' (plugin
     'vendiscope-coherence') failed: ZeroDivisionError: division by zero"``; the original
     exception is the ``__cause__``. Jobs raise it through
-    :meth:`vendiscope.core.plugins.PluginRegistry.running`, which also records the failure.
+    :meth:`vendiscope.core.plugin_host.PluginRegistry.running`, which also records the failure.
     ``reason`` is None for a failure; when the contribution refused its input with a
     ``ValueError`` (not a failure), it is that error's message, which ``message`` quotes.
     """

@@ -17,10 +17,10 @@ from vendiscope.core.base.atomic import atomic_paths, check_destination
 from vendiscope.core.base.errors import ExportError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.base.text import shown_path
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.store.models import DatasetInfo, RunInfo
 from vendiscope.core.store.project import Project
-from vendiscope.core.store.records import DatabaseError
+from vendiscope.core.store.record_lookup import DatabaseError
 from vendiscope.core.store.runs import recorded_run
 
 MANIFEST_SUFFIX = ".manifest.json"

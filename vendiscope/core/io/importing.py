@@ -29,8 +29,8 @@ from vendiscope.core.io.sources import (
     preview,
     resolve_mapping,
 )
-from vendiscope.core.plugins.interfaces import BadRow, SourceRow
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.interfaces import BadRow, SourceRow
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.store import bulk, imports, rawjson
 from vendiscope.core.store.imports import Connection
 from vendiscope.core.store.models import DatasetInfo

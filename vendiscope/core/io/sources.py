@@ -12,8 +12,8 @@ from vendiscope.core.base.errors import InputError, Location
 from vendiscope.core.base.text import printable_name
 from vendiscope.core.io.detect import detect_mapping
 from vendiscope.core.io.fields import CONTENT_ROLES, FieldMapping, parse_assignments
-from vendiscope.core.plugins.interfaces import BadRow, Importer, SourceInfo, SourceRow
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.interfaces import BadRow, Importer, SourceInfo, SourceRow
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 
 SAMPLE_ROWS = 200
 

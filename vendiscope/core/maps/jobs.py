@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.maps import projection
+from vendiscope.core.maps.algorithms import projection
 from vendiscope.core.maps.options import MapOptions
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project

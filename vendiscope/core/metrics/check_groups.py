@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.metrics.group_check import MAX_ROWS
-from vendiscope.core.store import records, vectors
+from vendiscope.core.metrics.algorithms.group_check import MAX_ROWS
+from vendiscope.core.store import record_lookup, vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.vectors import resolve
 
@@ -29,7 +29,7 @@ def dataset_groups(
     project: Project, dataset: str, *, seed: int = 0
 ) -> tuple[dict[str, list[int]], str]:
     """``(positions of each group, "sources" | "embedding clusters")``; empty when none."""
-    sources = {k: v for k, v in records.source_positions(project, dataset).items() if v}
+    sources = {k: v for k, v in record_lookup.source_positions(project, dataset).items() if v}
     if len(sources) >= 2:
         return sources, "sources"
     try:

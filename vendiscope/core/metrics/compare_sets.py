@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken
-from vendiscope.core.metrics import equal_n, streaming, subset_scoring, vendi
+from vendiscope.core.metrics import streaming, subset_scoring
+from vendiscope.core.metrics.algorithms import equal_n, vendi
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.store import vectors
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from vendiscope.core.metrics import vendi
+from vendiscope.core.metrics.algorithms import vendi
 
 if TYPE_CHECKING:
     import numpy as np

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from vendiscope.core.base.jobs import CancelToken
-from vendiscope.core.metrics import group_check
+from vendiscope.core.metrics.algorithms import group_check
 from vendiscope.core.metrics.check_groups import dataset_groups
 from vendiscope.core.metrics.subset_baseline import unit_rows
 from vendiscope.core.store import vectors

@@ -18,19 +18,13 @@ from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.metrics import (
-    equal_n,
-    group_check,
-    resolution_check,
-    streaming,
-    subset_scoring,
-    vendi,
-)
+from vendiscope.core.metrics import resolution_check, streaming, subset_scoring
+from vendiscope.core.metrics.algorithms import equal_n, group_check, vendi
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.metrics.run_result import ScoreRunResult
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
-from vendiscope.core.store import records, vectors
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
+from vendiscope.core.store import record_lookup, vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.store.vectors import VectorSetInfo
@@ -74,7 +68,7 @@ def default_vector_set(project: Project, dataset: str, kind: str) -> VectorSetIn
 
 def source_positions(project: Project, dataset: str) -> dict[str, list[int]]:
     """Positions of the records of each source (records without one are left out)."""
-    return records.source_positions(project, dataset)
+    return record_lookup.source_positions(project, dataset)
 
 
 def score_dataset(

@@ -5,7 +5,8 @@ them one at a time (:func:`~vendiscope.core.store.vectors.iter_chunks`) so the d
 holds the whole ``n x d`` matrix:
 
 - :func:`stream_vendi` — the Vendi score (any order ``q``, quality-weighted, per source) from
-  ``X^T X`` accumulated over the chunks (the dual form of :mod:`vendiscope.core.metrics.vendi`), and
+  ``X^T X`` accumulated over the chunks (the dual form of
+  :mod:`vendiscope.core.metrics.algorithms.vendi`), and
   per-record leverage in a second pass. Memory: ``d x d`` per group of sources plus a chunk,
   and ``n`` floats for the per-record scores.
 - :func:`needs_streaming` decides when: the set's bytes (``n * d * itemsize``) above the
@@ -13,7 +14,7 @@ holds the whole ``n x d`` matrix:
   :data:`ENV_BUDGET` says otherwise.
 
 The kNN index builds from chunks too
-(:func:`vendiscope.core.neighbors.index.build_index_from_chunks`).
+(:func:`vendiscope.core.neighbors.algorithms.index.build_index_from_chunks`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from vendiscope.core.store import vectors
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.plugins.interfaces import MetricResult
+    from vendiscope.core.plugin_host.interfaces import MetricResult
     from vendiscope.core.store.project import Project
     from vendiscope.core.store.vectors import VectorSetInfo
 
@@ -108,8 +109,8 @@ def stream_vendi(
     """
     import numpy as np
 
-    from vendiscope.core.metrics import resolution, vendi
-    from vendiscope.core.plugins.interfaces import MetricResult
+    from vendiscope.core.metrics.algorithms import resolution, vendi
+    from vendiscope.core.plugin_host.interfaces import MetricResult
 
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
@@ -176,7 +177,7 @@ def stream_vendi(
                 part *= float(weights[positions].mean())
             breakdown[names[code]] = {"n": len(positions), "value": float(part)}
     if breakdown:  # each source also at the smallest one's size, its draws read from the store
-        from vendiscope.core.metrics import equal_n
+        from vendiscope.core.metrics.algorithms import equal_n
 
         score = stored_score(project, info, q=order, normalize=metric.normalize, budget=budget)
         equal_n.add_to_breakdown(breakdown, lambda source, m: equal_n.at_size_with(
@@ -231,7 +232,7 @@ def stored_score(
     """
     import numpy as np
 
-    from vendiscope.core.metrics import vendi
+    from vendiscope.core.metrics.algorithms import vendi
 
     budget = memory_budget() if budget is None else budget
     row_bytes = info.dim * np.dtype(info.dtype).itemsize
@@ -264,7 +265,7 @@ def _leverage(
     """Leverage of each row, chunk by chunk (as :func:`vendi_records.leverage_scores`)."""
     import numpy as np
 
-    from vendiscope.core.metrics import vendi
+    from vendiscope.core.metrics.algorithms import vendi
 
     with np.errstate(divide="ignore"):
         inverse = np.where(dec.values + ridge > 0, 1.0 / (dec.values + ridge), 0.0)

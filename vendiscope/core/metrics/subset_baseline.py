@@ -3,7 +3,8 @@
 A subset's Vendi score means little alone — a smaller set has a smaller score. The baseline
 draws ``draws`` subsets of the same size uniformly (without replacement) from all the
 dataset's rows, seeded, scores each with the core Vendi functions
-(:mod:`vendiscope.core.metrics.vendi`, no per-record scores) and says where the subset sits:
+(:mod:`vendiscope.core.metrics.algorithms.vendi`, no per-record scores) and says where the subset
+sits:
 its value minus the random mean in standard deviations (``z``) and the share of the draws
 scoring below it. Pure NumPy: the caller loads the matrix once.
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vendiscope.core.metrics import vendi
+from vendiscope.core.metrics.algorithms import vendi
 
 LEVEL = 0.95
 """The random range is the central 95% of the draws (2.5th to 97.5th percentile)."""

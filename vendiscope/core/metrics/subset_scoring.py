@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken
-from vendiscope.core.metrics import equal_n, streaming
+from vendiscope.core.metrics import streaming
+from vendiscope.core.metrics.algorithms import equal_n
 from vendiscope.core.metrics.options import DEFAULT_DRAWS
-from vendiscope.core.store import records, subsets, vectors
+from vendiscope.core.store import record_lookup, subsets, vectors
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.plugins.interfaces import MetricResult
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.interfaces import MetricResult
+    from vendiscope.core.plugin_host.registry import PluginRegistry
     from vendiscope.core.store.project import Project
     from vendiscope.core.store.vectors import VectorSetInfo
 
@@ -113,11 +114,11 @@ def score_matrix(
 
     ``projected`` (random projections, e.g. gradients): the built-in Vendi metric's details
     get ``projection_error``, how much the projection moved the score
-    (:mod:`vendiscope.core.metrics.projection_error`).
+    (:mod:`vendiscope.core.metrics.algorithms.projection_error`).
     """
     import numpy as np
 
-    from vendiscope.core.metrics.projection_error import projection_error
+    from vendiscope.core.metrics.algorithms.projection_error import projection_error
 
     with registry.running("metric", plugin, "compute"):
         result = instance.compute(matrix, quality=weights)
@@ -202,7 +203,7 @@ def _subset_sources(project: Project, dataset: str, positions: list[int]) -> dic
     """Each source's records in the subset, as row indices of the subset's matrix."""
     slot = {position: row for row, position in enumerate(positions)}
     found: dict[str, list[int]] = {}
-    for source, members in records.source_positions(project, dataset).items():
+    for source, members in record_lookup.source_positions(project, dataset).items():
         inside = [slot[p] for p in members if p in slot]
         if inside:
             found[source] = inside

@@ -2,7 +2,8 @@
 
 A vector set is taken by name (``None``: the dataset's preferred complete *embedding* set,
 :mod:`vendiscope.core.vectors.resolve`). Indexes are built by
-:func:`vendiscope.core.neighbors.index.build_index` and kept here (:func:`get_index`): they
+:func:`vendiscope.core.neighbors.algorithms.index.build_index` and kept here (:func:`get_index`):
+they
 are not stored in the project, because rebuilding one is cheap next to the bulk jobs that
 need it (docs/benchmarks.md, "Nearest neighbours"). The embedder that searches free text is
 kept too (:func:`embed_texts`), so a second query does not load its model again.
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.metrics.streaming import memory_budget, needs_streaming
-from vendiscope.core.neighbors.index import (
+from vendiscope.core.neighbors.algorithms.index import (
     VectorIndex,
     build_index,
     build_index_from_chunks,
@@ -140,7 +141,7 @@ def embed_texts(info: VectorSetInfo, texts: Sequence[str]) -> np.ndarray:
     """Embed ``texts`` as the vector set ``info`` was embedded (same plugin and parameters)."""
     import json
 
-    from vendiscope.core.plugins.registry import default_registry
+    from vendiscope.core.plugin_host.registry import default_registry
 
     name = info.params.get("embedder")
     if not name:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.neighbors.algorithms.index import build_index
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
-from vendiscope.core.neighbors.index import build_index
 from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY, check_min_similarity
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError, VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.neighbors.algorithms.index import normalized
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
-from vendiscope.core.neighbors.index import normalized
 from vendiscope.core.neighbors.options import (
     DEFAULT_NEAR_DUPLICATE_K,
     DEFAULT_NEAR_DUPLICATE_THRESHOLD,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from vendiscope.core.neighbors.algorithms.index import TopK, VectorIndexError, normalized
 from vendiscope.core.neighbors.cache import (
     INDEX_CACHE_SIZE,
     METRIC,
@@ -27,7 +28,6 @@ from vendiscope.core.neighbors.cache import (
     resolve_vector_set,
 )
 from vendiscope.core.neighbors.coverage import MAX_POSITIONS_IN_RUN, CoverageReport, coverage
-from vendiscope.core.neighbors.index import TopK, VectorIndexError, normalized
 from vendiscope.core.neighbors.near_duplicates import (
     MAX_GROUP_MEMBERS_IN_RUN,
     MAX_GROUPS_IN_RUN,
@@ -37,7 +37,7 @@ from vendiscope.core.neighbors.near_duplicates import (
     find_near_duplicates,
     near_duplicate_subset_name,
 )
-from vendiscope.core.store import records, vectors
+from vendiscope.core.store import record_lookup, vectors
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.vectors import VectorSetInfo
@@ -87,7 +87,7 @@ class Neighbor:
 
 def records_at(project: Project, dataset: str, positions: Sequence[int]) -> dict[int, RecordRow]:
     """The records at these dataset positions, by position (for showing neighbours)."""
-    return records.records_at(project, dataset, positions)
+    return record_lookup.records_at(project, dataset, positions)
 
 
 def neighbors_of_records(

@@ -3,14 +3,14 @@
 Every chart comes from a view contribution of the plugin registry (the built-in ones are
 ``composition``, ``spectrum``, ``map``, ``cluster-coverage``, ``near-duplicates``,
 ``coverage``, ``selection-curves``, ``synthesis-curve`` and ``study-scatter``), built through
-the one view builder, :func:`vendiscope.core.views.build.build_view` — with the same guards as
+the one view builder, :func:`vendiscope.core.view_data.build.build_view` — with the same guards as
 ``vendiscope view`` and the app (typed parameters, ``registry.running``, the chart schema
 check of ``registry.check_result``, errors naming the view and its plugin). The core never
 imports :mod:`vendiscope.plugins`: a view is only ever named. (With a registry that has no
 ``synthesis-curve`` or ``study-scatter`` view, a synthesis curve or a study's scatter is the
 chart the numbers hold, from the same pure function,
-:func:`vendiscope.core.synthesis.curve.synthesis_chart` or
-:func:`vendiscope.core.studies.chart.study_chart`.)
+:func:`vendiscope.core.synthesis.algorithms.curve.synthesis_chart` or
+:func:`vendiscope.core.studies.algorithms.chart.study_chart`.)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 from vendiscope.core.store.project import Project
-from vendiscope.core.views import data as viewdata
+from vendiscope.core.view_data import data as viewdata
 
 MAX_POINTS = 200_000
 SYNTHESIS_VIEW = "synthesis-curve"
@@ -48,7 +48,7 @@ def audit_charts(
     sources' contributions were measured on, the coverage chart for the same target,
     radius and vector sets.
     """
-    from vendiscope.core.plugins import default_registry
+    from vendiscope.core.plugin_host import default_registry
 
     registry = registry or default_registry()
     charts: dict[str, dict[str, Any]] = {}
@@ -175,7 +175,7 @@ def _build(
 ) -> dict[str, Any] | None:
     """The chart of view ``name``, or None: not computed (already listed as missing) or
     failed (listed under ``numbers["missing"]`` with the builder's message)."""
-    from vendiscope.core.views.build import build_view
+    from vendiscope.core.view_data.build import build_view
 
     gathered = GatheredViewData(project, dataset, numbers, target=target)
     try:

@@ -15,7 +15,7 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
-from vendiscope.core.views import data as viewdata
+from vendiscope.core.view_data import data as viewdata
 
 COMPUTE_STEPS = ("scores", "near-duplicates", "clusters", "map")
 """What ``compute=`` may run, all from existing vector sets (never embeddings or gradients)."""
@@ -63,7 +63,7 @@ def compute_missing(
         and features
         and viewdata.latest_run(project, dataset, "clusters") is None
     ):
-        from vendiscope.core.gaps.jobs import cluster_dataset
+        from vendiscope.core.clusters.jobs import cluster_dataset
 
         cluster_dataset(project, dataset, **jobs)
         done.append("clusters")

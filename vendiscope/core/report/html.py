@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from vendiscope.core.views import data as viewdata
+from vendiscope.core.view_data import data as viewdata
 
 IMAGE_FORMATS = ("png", "svg")
 CHART_SIZE = (900, 520)
@@ -21,7 +21,7 @@ CHART_SIZE = (900, 520)
 
 def chart_image(chart: dict[str, Any], images: str) -> dict[str, str]:
     """``chart`` drawn as ``images`` (png or svg): ``{"src": data URI, "alt": its title}``."""
-    from vendiscope.core.views.render import render_chart
+    from vendiscope.core.view_data.render import render_chart
 
     width, height = CHART_SIZE
     data = render_chart(
@@ -197,7 +197,7 @@ def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> s
 def _headline_html(
     numbers: dict[str, Any], h: dict[str, Any], images: dict[str, dict[str, str]]
 ) -> list[str]:
-    from vendiscope.core.metrics.resolution import projection_text, short_verdict
+    from vendiscope.core.metrics.algorithms.resolution import projection_text, short_verdict
 
     out = ["<h2>Headline</h2>", '<div class="cards">']
     sample = h.get("sample")
@@ -281,7 +281,7 @@ def _sources_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) ->
     table = numbers.get("sources")
     if table is None:
         return [*out, _missing(numbers, "sources")]
-    from vendiscope.core.metrics import equal_n
+    from vendiscope.core.metrics.algorithms import equal_n
 
     basis = table["contribution_basis"]
     at = table.get("equal_n") or {}  # the size each score is compared at (None: older runs)

@@ -5,7 +5,7 @@
 near-duplicates), the per-source breakdown, sparse clusters with example records, the map,
 coverage of a target set, the selection runs, the synthesis runs (with their curves) and the
 studies (their verdict, evidence and scatters) —
-through the public read helpers of :mod:`vendiscope.core.views.data` and
+through the public read helpers of :mod:`vendiscope.core.view_data.data` and
 :class:`vendiscope.core.store.project.Project`. A piece that was not computed is listed under
 ``"missing"`` with the command that computes it; the report never fails for it.
 """
@@ -22,7 +22,7 @@ from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.io.sampling import sample_origin
 from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
 from vendiscope.core.store.project import Project
-from vendiscope.core.views import data as viewdata
+from vendiscope.core.view_data import data as viewdata
 
 LISTED_SPARSE = 10
 LISTED_GROUPS = 5
@@ -227,7 +227,7 @@ def _synthesis(project: Project, dataset: str, missing: list[dict[str, Any]]) ->
     """The latest synthesis runs of the dataset (its pool's or those that wrote it), each
     with its note, per-round table and curve chart; none is not a missing piece (the
     section is left out)."""
-    from vendiscope.core.synthesis.curve import curve_note, curve_rows, synthesis_chart
+    from vendiscope.core.synthesis.algorithms.curve import curve_note, curve_rows, synthesis_chart
 
     try:
         runs = viewdata.synthesis_runs(project, dataset)
@@ -266,7 +266,7 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
     verdict, evidence per metric, pilot, per-subset table and a scatter per metric; none is
     not a missing piece (a study is hours of training, not a step every audit needs: the
     section is left out)."""
-    from vendiscope.core.studies.chart import (
+    from vendiscope.core.studies.algorithms.chart import (
         evidence_rows,
         metric_label,
         study_chart,

@@ -2,7 +2,7 @@
 
 Pure numpy/FAISS functions, one module each; they never touch a project. Every function
 has the form ``fn(vectors, k, *, quality=None, ..., progress=None, cancel=None)`` and
-returns a :class:`~vendiscope.core.plugins.interfaces.Selection` whose ``indices`` are ``k``
+returns a :class:`~vendiscope.core.plugin_host.interfaces.Selection` whose ``indices`` are ``k``
 unique row indices in selection order, ``gains`` the marginal gain of each pick in the
 method's objective, and ``details`` at least ``objective_name``, ``objective`` (of the whole
 set) and ``objective_trace`` (of every prefix). Inputs are never modified; bad input raises
@@ -20,5 +20,5 @@ function (module)                                      objective
 =====================================================  =========================================
 
 Import the functions from their modules, e.g.
-``from vendiscope.core.selection.greedy_vendi import greedy_vendi``.
+``from vendiscope.core.selection.algorithms.greedy_vendi import greedy_vendi``.
 """

@@ -20,8 +20,8 @@ from typing import Any
 
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.metrics.streaming import needs_streaming
-from vendiscope.core.plugins.interfaces import VectorSource
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.interfaces import VectorSource
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.selection.job_checks import (
     _candidates,  # noqa: F401 - re-exported
     _check_streamable,

@@ -17,8 +17,8 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.metrics.streaming import ENV_BUDGET, memory_budget, set_bytes
-from vendiscope.core.plugins.interfaces import StreamingSelector, VectorSource
-from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.plugin_host.interfaces import StreamingSelector, VectorSource
+from vendiscope.core.plugin_host.registry import PluginRegistry
 from vendiscope.core.selection.budget import check_budget
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.project import Project

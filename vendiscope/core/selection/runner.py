@@ -10,8 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.plugins.interfaces import Selection, Selector, StreamingSelector, VectorSource
-from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.plugin_host.interfaces import (
+    Selection,
+    Selector,
+    StreamingSelector,
+    VectorSource,
+)
+from vendiscope.core.plugin_host.registry import PluginRegistry
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,7 +1,7 @@
 """Selection over a vector set read chunk by chunk (larger than memory).
 
 :class:`StreamedRows` offers what the pass-based algorithms need from
-:class:`~vendiscope.core.selection._rows.Rows` — ``products`` (one pass over the chunks),
+:class:`~vendiscope.core.selection.algorithms._rows.Rows` — ``products`` (one pass over the chunks),
 ``take`` (a few rows by position) and the squared lengths — without holding the matrix.
 k-center needs exactly that, so it streams: memory ``O(n)`` besides one chunk, one pass
 over the set per pick. Random selection needs only the number of rows.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.core.plugins.interfaces import VectorSource
-from vendiscope.core.selection._rows import work_dtype
+from vendiscope.core.plugin_host.interfaces import VectorSource
+from vendiscope.core.selection.algorithms._rows import work_dtype
 
 
 class StreamedRows:

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from vendiscope.core.base.versions import library_versions
-from vendiscope.core.store import run_watch
+from vendiscope.core.store import run_guard
 
 if TYPE_CHECKING:
     from vendiscope.core.store.project import Project
@@ -62,7 +62,7 @@ def start_run(
         session.add(run)
         session.flush()
         run_id = run.id
-    run_watch.opened(project.location, run_id, describe(run_id, kind, plugin))
+    run_guard.opened(project.location, run_id, describe(run_id, kind, plugin))
     return run_id
 
 
@@ -114,7 +114,7 @@ def finish_run(
         values["timings"] = {"seconds": round(seconds, 3)}
     with project.session() as session, session.begin():
         session.execute(update(Run).where(Run.id == run_id).values(**values))
-    run_watch.closed(project.location, run_id)
+    run_guard.closed(project.location, run_id)
 
 
 def fail_run(
@@ -287,7 +287,7 @@ def claim_run(project: Project, run_id: int, description: str) -> None:
             .where(Run.id == run_id)
             .values(status="running", owner=this_process(), finished_at=None, error=None)
         )
-    run_watch.opened(project.location, run_id, description)
+    run_guard.opened(project.location, run_id, description)
 
 
 def update_result(project: Project, run_id: int, result: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
-from vendiscope.core.studies.answers import final_answer, states_answer
+from vendiscope.core.studies.algorithms.answers import final_answer, states_answer
 
 MAX_CHOICES = 20
 """A target with more distinct labels than this is not a classification: no choices."""

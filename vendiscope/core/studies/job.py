@@ -27,27 +27,27 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, Progress
 from vendiscope.core.base.text import check_name
 from vendiscope.core.metrics.subset_scoring import subset_positions
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.store.models import RunInfo
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import claim_run, finish_run, start_run, update_result
 from vendiscope.core.store.runs import describe as describe_run
-from vendiscope.core.studies.analysis import analyse
-from vendiscope.core.studies.chart import outcome_table
-from vendiscope.core.studies.examples import Examples, load_examples
-from vendiscope.core.studies.feasibility import (
+from vendiscope.core.studies.algorithms.analysis import analyse
+from vendiscope.core.studies.algorithms.chart import outcome_table
+from vendiscope.core.studies.algorithms.feasibility import (
     CheaperPlan,
     StudyCost,
     cheaper_plan,
     read_pilot,
     study_cost,
 )
+from vendiscope.core.studies.algorithms.plan import PlannedSubset, make_plan, plan_summary
+from vendiscope.core.studies.examples import Examples, load_examples
 from vendiscope.core.studies.options import RUN_KIND, StudyOptions, comparable
-from vendiscope.core.studies.plan import PlannedSubset, make_plan, plan_summary
 from vendiscope.core.studies.scores import score_subsets
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.interfaces import Trainer
+    from vendiscope.core.plugin_host.interfaces import Trainer
 
 RunCallback = Callable[[dict[str, Any]], None]
 NoteCallback = Callable[[str], None]

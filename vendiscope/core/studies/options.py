@@ -1,6 +1,7 @@
 """What a study is asked to do, checked once, in one place (CLI, API and GUI share it).
 
-Its defaults are declared here and in :class:`~vendiscope.core.studies.spec.PlanSpec` only;
+Its defaults are declared here and in :class:`~vendiscope.core.studies.algorithms.spec.PlanSpec`
+only;
 the CLI and the Python API read them at start-up, so this module imports no numpy.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from vendiscope.core.studies.spec import PlanSpec
+from vendiscope.core.studies.algorithms.spec import PlanSpec
 
 RUN_KIND = "study"
 DEFAULT_TRAINER = "causal-lm"
@@ -44,7 +45,8 @@ class StudyOptions:
     size
         Rows in every training subset.
     random, selectors, selector_draws, sources, duplicates, existing
-        The plan of subsets (:class:`~vendiscope.core.studies.plan.PlanSpec`): random draws,
+        The plan of subsets (:class:`~vendiscope.core.studies.algorithms.plan.PlanSpec`): random
+        draws,
         each selector's picks (``selector_draws`` seeds each), source-restricted subsets,
         duplicate-heavy controls, and the pool's own subsets by name.
     seeds

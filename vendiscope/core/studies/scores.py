@@ -2,7 +2,8 @@
 
 ``g-vendi`` and ``embedding-vendi`` are the Vendi score (order 1, cosine) of the subset's rows
 of the pool's gradient and embedding sets; ``ngram`` is the lexical baseline
-(:func:`~vendiscope.core.studies.lexical.ngram_diversity` of prompt and response); any other
+(:func:`~vendiscope.core.studies.algorithms.lexical.ngram_diversity` of prompt and response); any
+other
 name is a metric plugin, computed on the gradient rows. Repeated rows (duplicate-heavy
 subsets) are scored as they are trained: repeated.
 """
@@ -16,16 +17,16 @@ import numpy as np
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.metrics import vendi
+from vendiscope.core.metrics.algorithms import vendi
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
-from vendiscope.core.studies.lexical import ngram_diversity
+from vendiscope.core.studies.algorithms.lexical import ngram_diversity
+from vendiscope.core.studies.algorithms.plan import PlannedSubset
 from vendiscope.core.studies.options import BUILTIN_METRICS, StudyOptions
-from vendiscope.core.studies.plan import PlannedSubset
 from vendiscope.core.vectors import resolve
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.registry import PluginRegistry
     from vendiscope.core.studies.examples import Examples
 
 _KINDS = {"g-vendi": ("gradient", "feature"), "embedding-vendi": ("embedding",)}

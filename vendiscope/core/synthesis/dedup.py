@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vendiscope.core.neighbors.faiss_setup import _faiss
-from vendiscope.core.neighbors.index import normalized
+from vendiscope.core.neighbors.algorithms.faiss_setup import _faiss
+from vendiscope.core.neighbors.algorithms.index import normalized
 
 EXACT = "exact duplicate"
 NEAR = "near duplicate"

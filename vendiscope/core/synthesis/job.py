@@ -23,20 +23,20 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import Cancelled, CancelToken, NullProgress, Progress
 from vendiscope.core.base.text import check_name
-from vendiscope.core.metrics import vendi
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.metrics.algorithms import vendi
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.store import synthesis as store
 from vendiscope.core.store.models import RunInfo
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import claim_run, finish_run, start_run, update_result
 from vendiscope.core.store.runs import describe as describe_run
+from vendiscope.core.synthesis.algorithms.templates import Template, load_template
 from vendiscope.core.synthesis.options import RUN_KIND, SynthesisOptions
 from vendiscope.core.synthesis.pool import Pool
 from vendiscope.core.synthesis.rounds import RoundCallback, Rounds
-from vendiscope.core.synthesis.templates import Template, load_template
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.interfaces import Generator
+    from vendiscope.core.plugin_host.interfaces import Generator
 
 
 RESUMABLE_CHANGES = ("budget", "rounds", "target", "name")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.plugins.registry import PluginRegistry
+from vendiscope.core.plugin_host.registry import PluginRegistry
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.vectors import VectorSetInfo
@@ -16,7 +16,7 @@ from vendiscope.core.synthesis.records import Keys
 from vendiscope.core.vectors import resolve
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.interfaces import Featurizer
+    from vendiscope.core.plugin_host.interfaces import Featurizer
 
 
 @dataclass

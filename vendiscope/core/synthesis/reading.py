@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.gaps.clustering import default_k, spherical_kmeans
-from vendiscope.core.store import records as stored_records
+from vendiscope.core.clusters.algorithms.kmeans import default_k, spherical_kmeans
+from vendiscope.core.store import record_lookup as stored_records
 from vendiscope.core.store.models import RunInfo
 from vendiscope.core.store.project import Project
+from vendiscope.core.synthesis.algorithms.templates import load_template, render
 from vendiscope.core.synthesis.options import RUN_KIND, SynthesisOptions
 from vendiscope.core.synthesis.pool import Pool
 from vendiscope.core.synthesis.seeds import choose_seeds
-from vendiscope.core.synthesis.templates import load_template, render
 
 
 def synthesis_runs(project: Project, dataset: str) -> list[RunInfo]:

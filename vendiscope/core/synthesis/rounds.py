@@ -17,22 +17,22 @@ import numpy as np
 from vendiscope.core.base.errors import PluginError, ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.base.text import shorten
-from vendiscope.core.gaps.clustering import Clustering, default_k, spherical_kmeans
+from vendiscope.core.clusters.algorithms.kmeans import Clustering, default_k, spherical_kmeans
 from vendiscope.core.io.hashing import Fingerprint, content_hash
-from vendiscope.core.metrics import vendi
-from vendiscope.core.store import records as stored_records
+from vendiscope.core.metrics.algorithms import vendi
+from vendiscope.core.store import record_lookup as stored_records
 from vendiscope.core.store import synthesis as store
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
-from vendiscope.core.synthesis import filters, parsing
+from vendiscope.core.synthesis.algorithms import filters, parsing
+from vendiscope.core.synthesis.algorithms.templates import Template, render
 from vendiscope.core.synthesis.dedup import EXACT, NEAR, DuplicateGuard
 from vendiscope.core.synthesis.options import SynthesisOptions
 from vendiscope.core.synthesis.records import PROVENANCE_KEY
 from vendiscope.core.synthesis.seeds import choose_seeds
-from vendiscope.core.synthesis.templates import Template, render
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.interfaces import Featurizer, Generation, Generator
+    from vendiscope.core.plugin_host.interfaces import Featurizer, Generation, Generator
     from vendiscope.core.synthesis.pool import Pool
 
 REJECTS_KEPT = 200

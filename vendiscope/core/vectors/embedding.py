@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.io.fields import FieldMapping
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.vectors import DEFAULT_CHUNK_ROWS
@@ -38,7 +38,7 @@ from vendiscope.core.vectors.reuse import ReuseCache, assemble_rows
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.plugins.interfaces import Embedder
+    from vendiscope.core.plugin_host.interfaces import Embedder
 
 FIELDS = ("auto", "prompt", "response", "prompt+response", "text", "all")
 DEFAULT_EMBEDDER = "sentence-transformers"

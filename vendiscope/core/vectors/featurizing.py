@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
 from vendiscope.core.vectors.engines import Engine, EngineSession, PluginWorker, get_engine
@@ -38,7 +38,7 @@ from vendiscope.core.vectors.reuse import ReuseCache, assemble_rows, covers_data
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.plugins.interfaces import Featurizer
+    from vendiscope.core.plugin_host.interfaces import Featurizer
 
 DEFAULT_FEATURIZER = "gradients"
 # Gradient features are slow per record: small chunks keep resume points close together.

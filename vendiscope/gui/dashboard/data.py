@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.metrics.resolution import projection_sd
+from vendiscope.core.metrics.algorithms.resolution import projection_sd
 from vendiscope.core.metrics.run_result import ScoreRunResult
 from vendiscope.core.store.models import RunInfo
 from vendiscope.gui.jobs.tasks import opened
@@ -113,7 +113,7 @@ def summarize(location: str, dataset: str) -> DashboardSummary:
 
 def summarize_project(project: Project, dataset: str) -> DashboardSummary:
     from vendiscope.core.store import vectors
-    from vendiscope.core.views.runs import resolution_advice
+    from vendiscope.core.view_data.runs import resolution_advice
 
     stats = project.stats(dataset)
     runs = [r for r in project.runs(dataset) if r.status == "complete"]
@@ -193,7 +193,7 @@ def _near_duplicates(runs: list[RunInfo]) -> NearDuplicateSummary | None:
 
 def _clusters(project: Project, dataset: str, listed: int = 12) -> ClusterSummary | None:
     """The latest clustering run with example records of its smallest sparse clusters."""
-    from vendiscope.core.views.data import NotComputed, cluster_table, sparse_cluster_examples
+    from vendiscope.core.view_data.data import NotComputed, cluster_table, sparse_cluster_examples
 
     try:
         table = cluster_table(project, dataset)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.metrics.resolution import projection_text
+from vendiscope.core.metrics.algorithms.resolution import projection_text
 from vendiscope.gui.dashboard.cards import HELP, Card
 from vendiscope.gui.dashboard.data import (
     DashboardSummary,
@@ -80,7 +80,7 @@ def _score_tooltip(score: ScoreSummary) -> str:
 
 def _score_note(score: ScoreSummary) -> str:
     """The mean cosine and the verdict in a few words (the note's tooltip has the sentence)."""
-    from vendiscope.core.metrics.resolution import short_verdict
+    from vendiscope.core.metrics.algorithms.resolution import short_verdict
 
     parts = [] if score.mean_cosine is None else [f"mean cosine {score.mean_cosine:.2f}"]
     if short_verdict(score.verdict):
@@ -473,7 +473,7 @@ class DashboardView(QWidget):
 def _source_score(score: ScoreSummary | None, source: str) -> tuple[str, str]:
     """A source's cell and its tooltip: the score at equal n when the run has it (an older
     run: the source's own score), "too few" for a source too small to score."""
-    from vendiscope.core.metrics import equal_n
+    from vendiscope.core.metrics.algorithms import equal_n
 
     if score is None:
         return "", ""

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.core.io.sources import default_name
-from vendiscope.core.plugins.registry import PluginRegistry, default_registry
+from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.dialogs.import_preview import (
     FileChoice,

@@ -42,7 +42,7 @@ class JobDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from vendiscope.core.plugins.registry import default_registry
+        from vendiscope.core.plugin_host.registry import default_registry
 
         self.document = document
         self.dataset = dataset

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.registry import PluginRegistry
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ batches and inside them. A child that has not ended :data:`CANCEL_GRACE_S` after
 interrupted and resumable.
 
 The child also reports the runs it opens and closes (``("run", event, run)`` frames, from
-:mod:`vendiscope.core.store.run_watch`): when it ends with runs open — a plugin ended the
+:mod:`vendiscope.core.store.run_guard`): when it ends with runs open — a plugin ended the
 process, a crash, the kill after a cancel — the parent names them in its error and marks
 them interrupted.
 
@@ -48,7 +48,7 @@ import traceback
 from typing import IO, Any
 
 from vendiscope.core.base.jobs import Cancelled, CancelToken, Progress
-from vendiscope.core.store.run_watch import OpenRuns
+from vendiscope.core.store.run_guard import OpenRuns
 
 JOBS_IN_CHILD_PROCESS = os.environ.get("VENDISCOPE_JOBS_IN_THREADS") != "1"
 """Whether the app runs its model jobs (and their measurements) in a child process each, as
@@ -199,7 +199,7 @@ def _close_runs(open_runs: OpenRuns) -> str:
     """Mark the runs a dead child left open interrupted; the words naming them, or ``""``."""
     if not open_runs:
         return ""
-    from vendiscope.core.store.run_watcher import close_open_runs
+    from vendiscope.core.store.run_guard_process import close_open_runs
 
     close_open_runs(open_runs)
     return f" while {' and '.join(open_runs.values())} was running; marked interrupted"
@@ -300,9 +300,9 @@ def _child_main() -> int:
 
     threading.Thread(target=watch_parent, name="job-parent-watch", daemon=True).start()
     progress = _PipeProgress(answers)
-    from vendiscope.core.store import run_watch, waiting
+    from vendiscope.core.store import run_guard, waiting
 
-    run_watch.add_listener(lambda event, run: progress._send("run", event, run))
+    run_guard.add_listener(lambda event, run: progress._send("run", event, run))
     waiting.add_notice(lambda message: progress._send("notice", message))
     try:
         result = func(*args, progress=progress, cancel=token, **kwargs)

@@ -99,7 +99,7 @@ class RunMonitor(QWidget):
 
     def _make_chart(self, name: str, placeholder: str) -> QStackedWidget:
         """The chart (``self.chart``), and ``placeholder`` in its place until there is one."""
-        from vendiscope.gui.views.chart_renderer import ChartRenderer  # pyqtgraph: when used
+        from vendiscope.gui.view_host.chart_renderer import ChartRenderer  # pyqtgraph: when used
 
         self.chart = ChartRenderer()
         self.chart.setObjectName(name)

@@ -321,7 +321,7 @@ def cluster(
     cancel: CancelToken,
 ) -> TaskResult:
     """Spherical k-means clusters; the sparse (under-represented) ones marked."""
-    from vendiscope.core.gaps.jobs import cluster_dataset
+    from vendiscope.core.clusters.jobs import cluster_dataset
 
     with opened(location) as project:
         report = cluster_dataset(
@@ -494,11 +494,11 @@ def build_view(
 ) -> dict[str, Any]:
     """A view plugin's chart description for ``dataset``, checked against the chart schema.
 
-    Built by :func:`vendiscope.core.views.build.build_view`, as the command line and the
+    Built by :func:`vendiscope.core.view_data.build.build_view`, as the command line and the
     report build it: a chart that does not fit is a malformed result, raised as a
     PluginRuntimeError and recorded, so the Plugins window lists the view as failed when run.
     """
-    from vendiscope.core.views.build import build_view as build
+    from vendiscope.core.view_data.build import build_view as build
 
     with opened(location) as project:
         return build(project, view, dataset, params, registry=registry, target=target).chart

@@ -149,7 +149,7 @@ def colouring_of(project: Project, dataset: str, by: str, key: str | None = None
     if by in ("cluster", "sparse"):
         return _clusters(project, dataset, by)
     if by == "source":
-        from vendiscope.core.views.data import record_sources
+        from vendiscope.core.view_data.data import record_sources
 
         return _categories(by, None, "source", record_sources(project, dataset))
     if by == "score":
@@ -188,7 +188,7 @@ def colouring_of(project: Project, dataset: str, by: str, key: str | None = None
 def _clusters(project: Project, dataset: str, by: str) -> Colouring:
     import numpy as np
 
-    from vendiscope.core.gaps.jobs import cluster_labels, latest_cluster_run
+    from vendiscope.core.clusters.jobs import cluster_labels, latest_cluster_run
 
     run = latest_cluster_run(project, dataset)
     labels = cluster_labels(project, dataset, run).astype(np.int32)

@@ -372,7 +372,7 @@ class MapView(QWidget):
         for name, size in choices.subsets:
             combo.addItem(icon("subset"), f"Subset: {name} ({size:,})", ("subset", name))
         combo.addItem("Nothing (one colour)", ("none", None))
-        from vendiscope.core.views.colouring import default_map_colour
+        from vendiscope.core.view_data.colouring import default_map_colour
 
         if wanted is None:  # the default every map shares (`vendiscope view map`, the report)
             by = default_map_colour(has_sources=choices.has_sources, clusters=choices.clusters)

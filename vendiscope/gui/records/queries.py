@@ -83,10 +83,10 @@ def load_score_columns(
     location: str, dataset: str, chosen: list[str] | None = None
 ) -> ScoreColumns:
     """Every stored per-record score run of ``dataset`` (each kind's newest first, see
-    :func:`~vendiscope.core.views.runs.per_record_score_runs`) and the values of the ``chosen``
+    :func:`~vendiscope.core.view_data.runs.per_record_score_runs`) and the values of the ``chosen``
     vector sets (by default the newest run of each kind), in the order of the runs."""
     from vendiscope.core.store import vectors
-    from vendiscope.core.views.runs import per_record_score_runs
+    from vendiscope.core.view_data.runs import per_record_score_runs
 
     with opened(location) as project:
         runs = []

@@ -66,7 +66,7 @@ def workbench_state(location: str, dataset: str) -> WorkbenchState:
 
 def state_of(project: Project, dataset: str) -> WorkbenchState:
     from vendiscope.core.store import vectors
-    from vendiscope.core.views.runs import selection_results
+    from vendiscope.core.view_data.runs import selection_results
 
     complete = vectors.complete_sets(project, dataset)
     features = selection_sets(project, dataset)  # the default (the jobs' own) first

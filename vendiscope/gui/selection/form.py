@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
-from vendiscope.core.plugins.params import ParamError
+from vendiscope.core.plugin_host.params import ParamError
 from vendiscope.core.selection.choices import BUDGET_RULE, default_budget
 from vendiscope.core.selection.options import DEFAULT_METHOD
 from vendiscope.gui.selection.data import KIND_TITLES, WorkbenchState

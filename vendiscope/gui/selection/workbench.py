@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.plugins.params import ParamError
+from vendiscope.core.plugin_host.params import ParamError
 from vendiscope.core.selection.choices import curve_title
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs import tasks
@@ -42,7 +42,7 @@ from vendiscope.gui.windows.document import ProjectDocument
 from vendiscope.gui.windows.tabs import register_view
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.registry import PluginRegistry
     from vendiscope.gui.services import WindowServices
 
 TIMES = "\u00d7"  # the multiplication sign
@@ -68,7 +68,7 @@ NUMBER_COLUMNS = (0, 2, 3, 4, 5)
 def _registry(window: WindowServices | None) -> PluginRegistry:
     if window is not None:
         return window.plugin_registry()
-    from vendiscope.core.plugins.registry import default_registry
+    from vendiscope.core.plugin_host.registry import default_registry
 
     return default_registry()
 

@@ -4,7 +4,7 @@ Functions that read a project take its location and open their own connection, s
 can run off the GUI thread (:class:`~vendiscope.gui.jobs.background.Loader`) or in a child
 process (:func:`estimate_job`: the trainer imports torch, which the window's process never
 does); the others turn a study run's ``result`` (see :mod:`vendiscope.core.studies.job`) into
-what the dialog and the monitor show, through :mod:`vendiscope.core.studies.chart`.
+what the dialog and the monitor show, through :mod:`vendiscope.core.studies.algorithms.chart`.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def too_long_text(longer: Mapping[str, Any] | None) -> str:
 
 def long_study_question(longer: Mapping[str, Any]) -> str:
     """What the dialog asks before it starts a study estimated over a day."""
-    from vendiscope.core.studies.feasibility import duration
+    from vendiscope.core.studies.algorithms.feasibility import duration
 
     advice = too_long_text(longer).removeprefix("That is more than a day. ")
     return (
@@ -259,7 +259,7 @@ def short_error(error: str) -> str:
 
 def note_text(result: Mapping[str, Any] | None, status: str | None = None) -> str:
     """The header line: runs done, the untrained loss, the model, how it stopped."""
-    from vendiscope.core.studies.chart import study_note
+    from vendiscope.core.studies.algorithms.chart import study_note
 
     return study_note(result or {}, status) if result else ""
 
@@ -306,7 +306,7 @@ def chart(
     result: Mapping[str, Any] | None, metric: str | None, outcome: str = "improvement"
 ) -> dict[str, Any] | None:
     """The scatter of ``metric`` against the outcome (None before any run has finished)."""
-    from vendiscope.core.studies.chart import study_chart
+    from vendiscope.core.studies.algorithms.chart import study_chart
 
     if not result or metric is None:
         return None
@@ -318,7 +318,7 @@ def chart(
 
 def verdict_text(result: Mapping[str, Any] | None, outcome: str = "improvement") -> str:
     """The analysis's reading in words, or why there is none yet."""
-    from vendiscope.core.studies.chart import verdict
+    from vendiscope.core.studies.algorithms.chart import verdict
 
     if not result or not result.get("plan"):
         return ""
@@ -331,7 +331,7 @@ def subset_table(
 ) -> tuple[list[str], list[list[str]]]:
     """The subsets table: its column titles and one row of texts per subset (the outcome
     first, then the runs, the rows and each metric)."""
-    from vendiscope.core.studies.chart import subset_rows
+    from vendiscope.core.studies.algorithms.chart import subset_rows
 
     metrics = metric_choices(result)
     columns = ["Subset", "Kind", OUTCOME_SHORT.get(outcome, outcome), "± over seeds", "Runs",
@@ -371,7 +371,7 @@ def evidence_table(
 ) -> list[list[str]]:
     """The evidence table's rows: per metric, strongest first (columns
     :data:`EVIDENCE_COLUMNS`)."""
-    from vendiscope.core.studies.chart import evidence_rows
+    from vendiscope.core.studies.algorithms.chart import evidence_rows
 
     if not result:
         return []
@@ -397,7 +397,7 @@ def evidence_table(
 
 def evidence_subsets(result: Mapping[str, Any] | None, outcome: str = "improvement") -> int:
     """How many subsets the evidence is read over (those with a finished run)."""
-    from vendiscope.core.studies.chart import evidence_rows
+    from vendiscope.core.studies.algorithms.chart import evidence_rows
 
     try:
         found = evidence_rows(result or {}, outcome)

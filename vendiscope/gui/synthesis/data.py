@@ -17,7 +17,7 @@ from vendiscope.gui.jobs.run_texts import STATUS_TEXT, stored_message
 from vendiscope.gui.jobs.tasks import opened
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.registry import PluginRegistry
     from vendiscope.core.store.models import RunInfo
     from vendiscope.core.store.project import Project
 
@@ -60,7 +60,7 @@ def check_generator(
     Raises :class:`~vendiscope.core.base.errors.PluginError` naming what is wrong (the URL
     that cannot be reached, the model that is unknown).
     """
-    from vendiscope.core.plugins.registry import default_registry
+    from vendiscope.core.plugin_host.registry import default_registry
 
     generator = (registry or default_registry()).create("generator", name, **params)
     return str(generator.check())
@@ -86,7 +86,7 @@ class SeedChoice:
 
 def seed_choices(location: str, dataset: str, limit: int = 12) -> list[SeedChoice]:
     """One example record of each of the smallest sparse clusters (none when not clustered)."""
-    from vendiscope.core.views.data import NotComputed, sparse_cluster_examples
+    from vendiscope.core.view_data.data import NotComputed, sparse_cluster_examples
 
     with opened(location) as project:
         try:
@@ -217,9 +217,9 @@ def totals_text(result: dict[str, Any] | None) -> str:
 # ----------------------------------------------------------------------------- curve
 def curve_chart(result: dict[str, Any] | None, status: str | None = None) -> dict[str, Any] | None:
     """The chart of the curve (None before the first round or for a malformed result): the
-    description :func:`vendiscope.core.synthesis.curve.synthesis_chart` makes for the
+    description :func:`vendiscope.core.synthesis.algorithms.curve.synthesis_chart` makes for the
     command line, the report and the views (``status``: the run's)."""
-    from vendiscope.core.synthesis.curve import synthesis_chart
+    from vendiscope.core.synthesis.algorithms.curve import synthesis_chart
 
     if not result or not result.get("rounds"):
         return None

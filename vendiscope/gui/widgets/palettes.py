@@ -3,7 +3,8 @@
 Categories get the Tableau 10 hues (then ten paler/darker companions): distinct for most
 colour-vision deficiencies and readable on white. On a dark base the same hues are lifted a
 little so they keep their contrast. Background categories (names in parentheses, such as
-``(other)`` or ``(not in subset)``, as in :mod:`vendiscope.core.views.render`) are drawn in a grey
+``(other)`` or ``(not in subset)``, as in :mod:`vendiscope.core.view_data.render`) are drawn in a
+grey
 taken from the palette. Scores use viridis (perceptually uniform, colour-blind safe).
 """
 

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.plugins.params import REQUIRED, FromProject, ParamError, ParamSpec
+from vendiscope.core.plugin_host.params import REQUIRED, FromProject, ParamError, ParamSpec
 from vendiscope.gui.widgets.style import error_palette
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 

@@ -33,7 +33,7 @@ from vendiscope.gui.project.panel import ProjectPanel
 from vendiscope.gui.records import view as _records_view  # noqa: F401
 from vendiscope.gui.records.link import RecordLink
 from vendiscope.gui.selection import workbench as _selection_workbench  # noqa: F401
-from vendiscope.gui.views.plugin_views import PluginViews
+from vendiscope.gui.view_host.plugin_views import PluginViews
 from vendiscope.gui.widgets.icons import app_icon
 from vendiscope.gui.widgets.text import ask, plain_label, plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
@@ -45,7 +45,7 @@ from vendiscope.gui.windows.tabs import ViewTabs
 from vendiscope.gui.windows.window_actions import WindowActions
 
 if TYPE_CHECKING:
-    from vendiscope.core.plugins.registry import PluginRegistry
+    from vendiscope.core.plugin_host.registry import PluginRegistry
 
 DEFAULT_SIZE = QSize(1280, 760)
 CLOSE_WAIT_MS = 120_000

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vendiscope.core.plugins.manifest import API_VERSION, Contribution
-from vendiscope.core.plugins.registry import (
+from vendiscope.core.plugin_host.manifest import API_VERSION, Contribution
+from vendiscope.core.plugin_host.registry import (
     AVAILABLE,
     LOAD_FAILED,
     LOADED,

@@ -21,7 +21,7 @@ from vendiscope.gui.windows.tabs import VIEW_TYPES
 if TYPE_CHECKING:
     from vendiscope.gui.jobs.manager import JobManager
     from vendiscope.gui.jobs.pipeline import PipelineActions
-    from vendiscope.gui.views.plugin_views import PluginViews
+    from vendiscope.gui.view_host.plugin_views import PluginViews
     from vendiscope.gui.windows.document import ProjectDocument
     from vendiscope.gui.windows.file_commands import FileCommands
     from vendiscope.gui.windows.settings import AppSettings

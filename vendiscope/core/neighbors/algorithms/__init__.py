@@ -1,0 +1,5 @@
+"""Vector indexes (exact and IVF FAISS), their calibration and set-up.
+
+Everything here is pure: arrays, text or plain data in and out, never the project store (an
+import-linter contract in pyproject.toml checks it), so each module is testable and reusable alone.
+"""

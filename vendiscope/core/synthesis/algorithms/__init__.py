@@ -1,0 +1,5 @@
+"""Synthesis text handling: prompt templates, reply parsing, filters and the acceptance curve.
+
+Everything here is pure: arrays, text or plain data in and out, never the project store (an
+import-linter contract in pyproject.toml checks it), so each module is testable and reusable alone.
+"""
