@@ -12,11 +12,7 @@ from pathlib import Path
 import pytest
 
 from vendiscope.core.maps.options import MapOptions
-from vendiscope.core.neighbors.options import (
-    DEFAULT_MIN_SIMILARITY,
-    DEFAULT_NEAR_DUPLICATE_K,
-    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-)
+from vendiscope.core.neighbors.options import CoverageOptions, NearDuplicateOptions
 from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
 from vendiscope.core.studies.algorithms.spec import PlanSpec
 from vendiscope.core.studies.options import DEFAULT_SIZE, DEFAULT_TRAINER, StudyOptions
@@ -60,17 +56,17 @@ DEFAULTS = {
     "map fit_sample": (r"fit_sample|FIT_SAMPLE", MapOptions.fit_sample, "core/maps/options.py"),
     "near-duplicate threshold": (
         r"\w*threshold\w*|\w*THRESHOLD\w*|dedupe\w*",
-        DEFAULT_NEAR_DUPLICATE_THRESHOLD,
+        NearDuplicateOptions.threshold,
         "core/neighbors/options.py",
     ),
     "near-duplicate k": (
-        r"k|DEFAULT_NEAR_DUPLICATE_K",
-        DEFAULT_NEAR_DUPLICATE_K,
+        r"k|NearDuplicateOptions.k",
+        NearDuplicateOptions.k,
         "core/neighbors/options.py",
     ),
     "coverage radius (minimum similarity)": (
         r"radius|min_similarity|\w*MIN_SIMILARITY\w*",
-        DEFAULT_MIN_SIMILARITY,
+        CoverageOptions.min_similarity,
         "core/neighbors/options.py",
     ),
     # a selector names itself (``method="greedy-vendi"``): only signatures count here

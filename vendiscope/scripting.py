@@ -57,14 +57,11 @@ from vendiscope.core.base.jobs import (
     format_eta,
     format_rate,
 )
+from vendiscope.core.clusters.options import ClusterOptions
 from vendiscope.core.maps.options import MapOptions
-from vendiscope.core.metrics.options import DEFAULT_DRAWS
-from vendiscope.core.neighbors.options import (
-    DEFAULT_MIN_SIMILARITY,
-    DEFAULT_NEAR_DUPLICATE_K,
-    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-)
-from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
+from vendiscope.core.metrics.options import ScoreOptions
+from vendiscope.core.neighbors.options import CoverageOptions, NearDuplicateOptions
+from vendiscope.core.selection.options import SelectOptions, selector_params
 from vendiscope.core.studies.options import (
     DEFAULT_METRICS,
     DEFAULT_SIZE,
@@ -471,7 +468,7 @@ class Project:
         self,
         dataset: str,
         *,
-        metric: str = "gvendi",
+        metric: str = ScoreOptions.metric,
         vectors: str | None = None,
         q: float = 1.0,
         bootstrap: int = 0,
@@ -479,8 +476,8 @@ class Project:
         params: dict[str, Any] | None = None,
         subset: str | Sequence[str] | None = None,
         vs_random: bool = False,
-        random_draws: int = DEFAULT_DRAWS,
-        random_seed: int = 0,
+        random_draws: int = ScoreOptions.random_draws,
+        random_seed: int = ScoreOptions.random_seed,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> ScoreResult | list[ScoreResult]:
@@ -529,12 +526,12 @@ class Project:
         dataset: str,
         k: int,
         *,
-        method: str = DEFAULT_METHOD,
+        method: str = SelectOptions.method,
         vectors: str | None = None,
         quality: str | None = None,
         exclude: Sequence[str] = (),
-        dedupe: float | None = None,
-        seed: int | None = None,
+        dedupe: float | None = SelectOptions.dedupe,
+        seed: int | None = SelectOptions.seed,
         name: str | None = None,
         overwrite: bool = False,
         params: dict[str, Any] | None = None,
@@ -561,12 +558,12 @@ class Project:
         dataset: str,
         *,
         vectors: str | None = None,
-        threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-        k: int = DEFAULT_NEAR_DUPLICATE_K,
+        threshold: float = NearDuplicateOptions.threshold,
+        k: int = NearDuplicateOptions.k,
         save: bool = True,
         overwrite: bool = False,
-        index: str = "auto",
-        device: str = "auto",
+        index: str = NearDuplicateOptions.index,
+        device: str = NearDuplicateOptions.device,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> NearDuplicateReport:
@@ -585,8 +582,8 @@ class Project:
         dataset: str,
         *,
         vectors: str | None = None,
-        n_clusters: int | None = None,
-        seed: int = 0,
+        n_clusters: int | None = ClusterOptions.n_clusters,
+        seed: int = ClusterOptions.seed,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> ClusterReport:
@@ -721,7 +718,7 @@ class Project:
         *,
         format: str | None = None,
         target: str | None = None,
-        min_similarity: float = DEFAULT_MIN_SIMILARITY,
+        min_similarity: float = CoverageOptions.min_similarity,
         target_vectors: str | None = None,
         vectors: str | None = None,
         compute: bool = False,

@@ -44,7 +44,7 @@ def test_map_command_stores_a_map_and_prints_its_summary(tmp_path: Path) -> None
         maps = [s for s in project.runs("pool") if s.kind == "projection"]
     assert len(maps) == 2
     bad = run("map", location, "pool", "--method", "tsne", ok=False)
-    assert bad.exit_code == 1 and "method must be one of umap, pca" in bad.output
+    assert bad.exit_code == 1 and "method: expected one of 'umap', 'pca', got 'tsne'" in bad.output
 
 
 @pytest.mark.slow

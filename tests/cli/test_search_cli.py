@@ -12,12 +12,12 @@ from typer.testing import CliRunner
 from tests.conftest import qa_rows, write_jsonl
 from tests.core.neighbors.test_neighbors import PARAPHRASES, UNRELATED, planted, write_vector_set
 from vendiscope.cli import app
-from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
+from vendiscope.core.neighbors.options import NearDuplicateOptions
 from vendiscope.core.neighbors.search import clear_index_cache, near_duplicate_subset_name
 from vendiscope.core.store.project import Project
 
 runner = CliRunner()
-DEFAULT_SUBSET = near_duplicate_subset_name(DEFAULT_NEAR_DUPLICATE_THRESHOLD)
+DEFAULT_SUBSET = near_duplicate_subset_name(NearDuplicateOptions.threshold)
 
 
 def run(*args: object, ok: bool = True):

@@ -12,8 +12,9 @@ from typing import Annotated
 import typer
 
 from vendiscope import __version__
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import console, errors, fail
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+from vendiscope.core.neighbors.options import CoverageOptions
 
 app = typer.Typer(
     name="vendiscope",
@@ -28,14 +29,7 @@ app = typer.Typer(
 ProjectArg = Annotated[str, typer.Argument(help="Project file (*.vscope) or database URL.")]
 DatasetArg = Annotated[str, typer.Argument(help="Dataset name (see `vendiscope datasets`).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-MinSimilarityOpt = Annotated[
-    float,
-    typer.Option(
-        "--min-similarity",
-        help="A target record is covered when a training record has at least this cosine "
-        "similarity to it (-1 to 1).",
-    ),
-]
+MinSimilarityOpt = Annotated[float, flag(CoverageOptions, "min_similarity")]
 RadiusOpt = Annotated[
     float | None,
     typer.Option("--radius", hidden=True, help="Deprecated: the old name of --min-similarity."),
@@ -47,7 +41,7 @@ def min_similarity_of(min_similarity: float, radius: float | None) -> float:
     not a radius), which still works, with a note on stderr."""
     if radius is None:
         return min_similarity
-    if min_similarity not in (DEFAULT_MIN_SIMILARITY, radius):
+    if min_similarity not in (CoverageOptions.min_similarity, radius):
         fail("give --min-similarity, or --radius (its old name), not both", "usage", 2)
     errors.print(
         "[yellow]note:[/] --radius is deprecated: it is a cosine similarity, not a radius; "

@@ -9,8 +9,10 @@ from rich.table import Table
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import console, reports_errors
 from vendiscope.cli._vector_sets import CandidateSetOpt, GradientFirstSetOpt
+from vendiscope.core.clusters.options import ClusterOptions, FilterOptions
 
 
 @app.command()
@@ -20,9 +22,9 @@ def clusters(
     dataset: DatasetArg,
     vectors: GradientFirstSetOpt = None,
     n_clusters: Annotated[
-        int | None, typer.Option("--n-clusters", "-n", min=1, help="Default: records / 10.")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of k-means.")] = 0,
+        int | None, flag(ClusterOptions, "n_clusters", "--n-clusters", "-n")
+    ] = ClusterOptions.n_clusters,
+    seed: Annotated[int, flag(ClusterOptions, "seed")] = ClusterOptions.seed,
     show: Annotated[int, typer.Option(help="Sparse clusters to list.")] = 10,
     json: JsonOpt = False,
 ) -> None:
@@ -73,8 +75,10 @@ def filter_candidates_(
         str | None, typer.Option(help="Subset of kept candidates (default: sparse-fill@run-N).")
     ] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a subset of that name.")] = False,
-    trials: Annotated[int, typer.Option(min=1, help="Random draws for the baseline.")] = 5,
-    seed: Annotated[int, typer.Option(help="Seed of the random baseline.")] = 0,
+    trials: Annotated[
+        int, flag(FilterOptions, "random_trials", "--trials")
+    ] = FilterOptions.random_trials,
+    seed: Annotated[int, flag(FilterOptions, "seed")] = FilterOptions.seed,
     json: JsonOpt = False,
 ) -> None:
     """Keep only candidates that land in the pool's sparse clusters (Prismatic filter)."""

@@ -22,11 +22,12 @@ from vendiscope.cli._app import (
     min_similarity_of,
 )
 from vendiscope.cli._json_output import command_line, emit
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import console, reports_errors
 from vendiscope.cli._vector_sets import EmbeddingSetOpt, VectorSetOpt
 from vendiscope.core.base.text import shown_path
-from vendiscope.core.maps.options import METHODS, MapOptions
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+from vendiscope.core.maps.options import MapOptions
+from vendiscope.core.neighbors.options import CoverageOptions
 
 
 @app.command("map")
@@ -35,20 +36,11 @@ def map_(
     project: ProjectArg,
     dataset: DatasetArg,
     vectors: VectorSetOpt = None,
-    method: Annotated[str, typer.Option(help=f"{' or '.join(METHODS)}.")] = MapOptions.method,
-    n_neighbors: Annotated[
-        int, typer.Option(min=2, help="UMAP neighbours.")
-    ] = MapOptions.n_neighbors,
-    min_dist: Annotated[
-        float, typer.Option(min=0.0, help="UMAP minimum distance.")
-    ] = MapOptions.min_dist,
-    seed: Annotated[
-        int, typer.Option(help="Seed of the layout and the fit sample.")
-    ] = MapOptions.seed,
-    fit_sample: Annotated[
-        int,
-        typer.Option(min=100, help="Fit UMAP on this many records; place the rest by neighbours."),
-    ] = MapOptions.fit_sample,
+    method: Annotated[str, flag(MapOptions, "method")] = MapOptions.method,
+    n_neighbors: Annotated[int, flag(MapOptions, "n_neighbors")] = MapOptions.n_neighbors,
+    min_dist: Annotated[float, flag(MapOptions, "min_dist")] = MapOptions.min_dist,
+    seed: Annotated[int, flag(MapOptions, "seed")] = MapOptions.seed,
+    fit_sample: Annotated[int, flag(MapOptions, "fit_sample")] = MapOptions.fit_sample,
     json: JsonOpt = False,
 ) -> None:
     """Compute a 2-D map of a dataset (UMAP on FAISS neighbours, or PCA) and store it."""
@@ -177,7 +169,7 @@ def report(
         str | None,
         typer.Option(help="Also measure coverage of this dataset (a benchmark, a held-out split)."),
     ] = None,
-    min_similarity: MinSimilarityOpt = DEFAULT_MIN_SIMILARITY,
+    min_similarity: MinSimilarityOpt = CoverageOptions.min_similarity,
     radius: RadiusOpt = None,
     target_vectors: EmbeddingSetOpt = None,
     vectors: EmbeddingSetOpt = None,

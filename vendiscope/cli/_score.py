@@ -14,9 +14,10 @@ from typing import Annotated
 import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import all_option, plugin_params, reports_errors
 from vendiscope.cli._vector_sets import MetricSetOpt
-from vendiscope.core.metrics.options import DEFAULT_DRAWS
+from vendiscope.core.metrics.options import ScoreOptions
 
 
 @app.command()
@@ -24,9 +25,7 @@ from vendiscope.core.metrics.options import DEFAULT_DRAWS
 def score(
     project: ProjectArg,
     dataset: DatasetArg,
-    metric: Annotated[
-        str, typer.Option(help="gvendi (gradients), vendi (embeddings), or a metric plugin.")
-    ] = "gvendi",
+    metric: Annotated[str, flag(ScoreOptions, "metric")] = ScoreOptions.metric,
     vectors: MetricSetOpt = None,
     q: Annotated[float, typer.Option(help="Order of the Vendi score (0.5, 1, 2, inf).")] = 1.0,
     bootstrap: Annotated[
@@ -51,10 +50,8 @@ def score(
         bool,
         typer.Option(help="Compare each subset with random subsets of its size."),
     ] = False,
-    random_draws: Annotated[
-        int, typer.Option(help="Random subsets drawn for --vs-random.")
-    ] = DEFAULT_DRAWS,
-    random_seed: Annotated[int, typer.Option(help="Seed of the random draws.")] = 0,
+    random_draws: Annotated[int, flag(ScoreOptions, "random_draws")] = ScoreOptions.random_draws,
+    random_seed: Annotated[int, flag(ScoreOptions, "random_seed")] = ScoreOptions.random_seed,
     at_n: Annotated[
         int | None,
         typer.Option(

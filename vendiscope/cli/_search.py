@@ -17,23 +17,13 @@ from vendiscope.cli._app import (
     min_similarity_of,
 )
 from vendiscope.cli._json_output import emit
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import console, fail, reports_errors, shorten
 from vendiscope.cli._vector_sets import EmbeddingSetOpt
-from vendiscope.core.neighbors.options import (
-    DEFAULT_MIN_SIMILARITY,
-    DEFAULT_NEAR_DUPLICATE_K,
-    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-)
+from vendiscope.core.neighbors.options import CoverageOptions, NearDuplicateOptions
 
-IndexOpt = Annotated[
-    str,
-    typer.Option(
-        "--index",
-        help="auto (exact below 20,000 rows or for few queries, else calibrated IVF), "
-        "flat, ivf, hnsw.",
-    ),
-]
-DeviceOpt = Annotated[str, typer.Option("--device", help="auto (GPU if FAISS sees one), cpu, gpu.")]
+IndexOpt = Annotated[str, flag(NearDuplicateOptions, "index")]
+DeviceOpt = Annotated[str, flag(NearDuplicateOptions, "device")]
 
 
 def _text(record: Any, width: int = 70) -> str:
@@ -122,11 +112,9 @@ def near_dups(
     dataset: DatasetArg,
     vectors: EmbeddingSetOpt = None,
     threshold: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Cosine similarity that makes a pair.")
-    ] = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-    k: Annotated[
-        int, typer.Option("-k", "--k", min=1, help="Neighbours examined per record.")
-    ] = DEFAULT_NEAR_DUPLICATE_K,
+        float, flag(NearDuplicateOptions, "threshold")
+    ] = NearDuplicateOptions.threshold,
+    k: Annotated[int, flag(NearDuplicateOptions, "k", "-k", "--k")] = NearDuplicateOptions.k,
     save: Annotated[
         bool,
         typer.Option(help="Save redundant records as the subset near-duplicates@THRESHOLD."),
@@ -135,8 +123,8 @@ def near_dups(
         bool, typer.Option("--overwrite", help="Replace that subset if it exists.")
     ] = False,
     show: Annotated[int, typer.Option(min=0, help="Groups to print (largest first).")] = 10,
-    index: IndexOpt = "auto",
-    device: DeviceOpt = "auto",
+    index: IndexOpt = NearDuplicateOptions.index,
+    device: DeviceOpt = NearDuplicateOptions.device,
     json: JsonOpt = False,
 ) -> None:
     """Find groups of near-duplicate records (cosine similarity >= threshold)."""
@@ -217,14 +205,14 @@ def coverage(
     target: Annotated[str, typer.Argument(help="Target dataset (e.g. a benchmark).")],
     train_vectors: EmbeddingSetOpt = None,
     target_vectors: EmbeddingSetOpt = None,
-    min_similarity: MinSimilarityOpt = DEFAULT_MIN_SIMILARITY,
+    min_similarity: MinSimilarityOpt = CoverageOptions.min_similarity,
     radius: RadiusOpt = None,
     train_subset: Annotated[
         str | None, typer.Option(help="Use only this subset of the training dataset.")
     ] = None,
     show: Annotated[int, typer.Option(min=0, help="Least covered targets to print.")] = 10,
-    index: IndexOpt = "auto",
-    device: DeviceOpt = "auto",
+    index: IndexOpt = CoverageOptions.index,
+    device: DeviceOpt = CoverageOptions.device,
     json: JsonOpt = False,
 ) -> None:
     """How many target records have a training record at least --min-similarity similar."""

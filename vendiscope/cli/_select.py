@@ -9,9 +9,10 @@ from rich.table import Table
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import console, plugin_params, reports_errors
 from vendiscope.cli._vector_sets import GradientFirstSetOpt
-from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
+from vendiscope.core.selection.options import SelectOptions, selector_params
 
 if TYPE_CHECKING:
     from vendiscope.core.selection.job import SelectionReport
@@ -23,13 +24,7 @@ def select(
     project: ProjectArg,
     dataset: DatasetArg,
     k: Annotated[int, typer.Option("-k", "--k", help="Budget: how many records to choose.")],
-    method: Annotated[
-        str,
-        typer.Option(
-            help="Selector: greedy-vendi, prismatic, k-center, facility-location, dpp, "
-            "random, or a plugin's."
-        ),
-    ] = DEFAULT_METHOD,
+    method: Annotated[str, flag(SelectOptions, "method")] = SelectOptions.method,
     vectors: GradientFirstSetOpt = None,
     quality: Annotated[
         str | None,
@@ -39,11 +34,8 @@ def select(
         list[str] | None,
         typer.Option(help="Leave out this subset's records (e.g. near-duplicates@0.95)."),
     ] = None,
-    dedupe: Annotated[
-        float | None,
-        typer.Option(help="Drop near-duplicates at this cosine similarity first."),
-    ] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the selector.")] = None,
+    dedupe: Annotated[float | None, flag(SelectOptions, "dedupe")] = SelectOptions.dedupe,
+    seed: Annotated[int | None, flag(SelectOptions, "seed")] = SelectOptions.seed,
     name: Annotated[
         str | None, typer.Option(help="Subset name (default: METHOD-K); refused if it exists.")
     ] = None,

@@ -10,6 +10,7 @@ from tests.core._planted import N_ROWS, planted_dataset, planted_vectors
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.maps.algorithms import projection
 from vendiscope.core.maps.jobs import latest_map, map_dataset
+from vendiscope.core.plugin_host.params import ParamError
 from vendiscope.core.store import vectors
 
 
@@ -61,7 +62,7 @@ def test_pca_map_and_errors(project, tmp_path) -> None:
     coords = vectors.load(project, "pool", report.name)
     assert coords.shape == (N_ROWS, 2)
     assert len(project.run(report.run_id).result["explained_variance_ratio"]) == 2
-    with pytest.raises(ProjectError, match="method must be one of umap, pca"):
+    with pytest.raises(ParamError, match="method: expected one of 'umap', 'pca', got 'tsne'"):
         map_dataset(project, "pool", method="tsne")
     with pytest.raises(ProjectError, match="no vector set named 'nope'"):
         map_dataset(project, "pool", vector_set="nope")

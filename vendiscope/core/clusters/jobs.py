@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.clusters.options import ClusterOptions, FilterOptions
 from vendiscope.core.metrics.algorithms import vendi
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import RunInfo, SubsetInfo
@@ -81,8 +82,8 @@ def cluster_dataset(
     dataset: str,
     *,
     vector_set: str | None = None,
-    n_clusters: int | None = None,
-    seed: int = 0,
+    n_clusters: int | None = ClusterOptions.n_clusters,
+    seed: int = ClusterOptions.seed,
     niter: int = 20,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
@@ -100,6 +101,8 @@ def cluster_dataset(
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
+    chosen = ClusterOptions(n_clusters=n_clusters, seed=seed)
+    n_clusters, seed = chosen.n_clusters, chosen.seed
     target = cluster_set(project, dataset, vector_set)
     k = default_k(target.n_rows) if n_clusters is None else n_clusters
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= target.n_rows:
@@ -230,8 +233,8 @@ def filter_candidates(
     cluster_run: int | None = None,
     name: str | None = None,
     overwrite: bool = False,
-    random_trials: int = 5,
-    seed: int = 0,
+    random_trials: int = FilterOptions.random_trials,
+    seed: int = FilterOptions.seed,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> FilterReport:
@@ -255,8 +258,8 @@ def filter_candidates(
         raise ProjectError(f"clustering run {run.id} belongs to another dataset than '{pool}'")
     pool_set = vectors.get_set(project, pool, run.params["vector_set"])
     candidate_set = _matching_set(project, candidates, pool_set, candidate_vectors)
-    if random_trials < 1:
-        raise ProjectError(f"random_trials must be at least 1; got {random_trials}")
+    chosen = FilterOptions(random_trials=random_trials, seed=seed)
+    random_trials, seed = chosen.random_trials, chosen.seed
     if name is not None and not overwrite:
         subsets.check_name(name)
         subsets.refuse_existing(project, candidates, name)

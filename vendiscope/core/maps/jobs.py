@@ -96,8 +96,10 @@ def map_dataset(
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
-    MapOptions(method=method, n_neighbors=n_neighbors, min_dist=min_dist, fit_sample=fit_sample,
-               seed=seed)  # fmt: skip
+    chosen = MapOptions(method=method, n_neighbors=n_neighbors, min_dist=min_dist,
+                        fit_sample=fit_sample, seed=seed)  # fmt: skip
+    method, n_neighbors, min_dist = chosen.method, chosen.n_neighbors, chosen.min_dist
+    fit_sample, seed = chosen.fit_sample, chosen.seed  # checked and typed once, here
     source = map_source(project, dataset, vector_set)
     if source.n_rows < 3:
         raise ProjectError(f"dataset '{dataset}' has {source.n_rows} records; a map needs 3")

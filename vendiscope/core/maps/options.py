@@ -1,47 +1,49 @@
-"""What a map is asked to do, its defaults and checks in one place (CLI, API and GUI read them).
+"""What a map is asked to do: its options, defaults, ranges and help, declared once.
 
 A light module (nothing heavy imported), so that a command's options can show the default.
+The CLI (``vendiscope map``), the app's map dialog and the Python API read them here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.plugin_host.options import OperationOptions
+from vendiscope.core.plugin_host.params import Choices, Range, Unit
 
 METHODS = ("umap", "pca")
 """UMAP (neighbourhoods kept, on FAISS neighbours) or PCA (instant, linear)."""
 
 
 @dataclass(frozen=True)
-class MapOptions:
-    """The settings of one map.
+class MapOptions(OperationOptions):
+    """The settings of one map (checked when built: a bad one raises ``ParamError``)."""
 
-    Attributes
-    ----------
-    method
-        One of :data:`METHODS`.
-    n_neighbors
-        UMAP: how many neighbours shape each point (local vs global structure); at least 2.
-    min_dist
-        UMAP: how tightly points may pack (0: tight clumps).
-    fit_sample
-        Above this many rows, UMAP is fitted on a sample and the rest are placed by
-        neighbours; at least 100.
-    seed
-        Seeds the layout and the fit sample.
-    """
+    OPERATION = "map"
 
-    method: str = "umap"
-    n_neighbors: int = 15
-    min_dist: float = 0.1
-    fit_sample: int = 50_000
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ProjectError(f"method must be one of {', '.join(METHODS)}; got '{self.method}'")
-        if self.n_neighbors < 2:
-            raise ProjectError(f"n_neighbors must be at least 2; got {self.n_neighbors}")
-        if self.fit_sample < 100:
-            raise ProjectError(f"fit_sample must be at least 100; got {self.fit_sample}")
+    method: Annotated[
+        str,
+        Choices(*METHODS),
+        "umap: keeps neighbourhoods (on FAISS neighbours); pca: instant, linear, flattens "
+        "clusters together.",
+    ] = "umap"
+    n_neighbors: Annotated[
+        int,
+        Range(2, 200),
+        Unit("records"),
+        "UMAP: how many neighbours shape each point (few: local detail; many: global shape).",
+    ] = 15
+    min_dist: Annotated[
+        float,
+        Range(0, 0.99),
+        "UMAP: how tightly points may pack (0: tight clumps).",
+    ] = 0.1
+    fit_sample: Annotated[
+        int,
+        Range(100),
+        Unit("records"),
+        "Above this many records, UMAP is fitted on a sample and the rest are placed by "
+        "their neighbours.",
+    ] = 50_000
+    seed: Annotated[int, Range(0), "Seeds the layout and the fit sample."] = 0

@@ -20,7 +20,7 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.metrics import resolution_check, streaming, subset_scoring
 from vendiscope.core.metrics.algorithms import equal_n, group_check, vendi
-from vendiscope.core.metrics.options import DEFAULT_DRAWS
+from vendiscope.core.metrics.options import ScoreOptions
 from vendiscope.core.metrics.quality import quality_weights
 from vendiscope.core.metrics.run_result import ScoreRunResult
 from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
@@ -75,7 +75,7 @@ def score_dataset(
     project: Project,
     dataset: str,
     *,
-    metric: str = "gvendi",
+    metric: str = ScoreOptions.metric,
     vector_set: str | None = None,
     params: dict[str, Any] | None = None,
     quality: str | None = None,
@@ -84,8 +84,8 @@ def score_dataset(
     memory_budget: int | None = None,
     subset: str | None = None,
     vs_random: bool = False,
-    random_draws: int = DEFAULT_DRAWS,
-    random_seed: int = 0,
+    random_draws: int = ScoreOptions.random_draws,
+    random_seed: int = ScoreOptions.random_seed,
     at_n: int | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,

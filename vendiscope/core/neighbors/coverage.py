@@ -10,7 +10,7 @@ from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.neighbors.algorithms.index import build_index
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY, check_min_similarity
+from vendiscope.core.neighbors.options import CoverageOptions, check_min_similarity
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
@@ -106,10 +106,10 @@ def coverage(
     target_dataset: str,
     target_vector_set: str | None,
     *,
-    radius: float = DEFAULT_MIN_SIMILARITY,
+    radius: float = CoverageOptions.min_similarity,
     train_subset: str | None = None,
-    index: str = "auto",
-    device: str = "auto",
+    index: str = CoverageOptions.index,
+    device: str = CoverageOptions.device,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> CoverageReport:

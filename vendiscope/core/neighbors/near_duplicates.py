@@ -6,14 +6,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.base.errors import ProjectError, VendiscopeError
+from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.neighbors.algorithms.index import normalized
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
-from vendiscope.core.neighbors.options import (
-    DEFAULT_NEAR_DUPLICATE_K,
-    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-)
+from vendiscope.core.neighbors.options import NearDuplicateOptions
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import SubsetInfo
 from vendiscope.core.store.project import Project
@@ -105,12 +102,12 @@ def find_near_duplicates(
     dataset: str,
     vector_set: str | None = None,
     *,
-    threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-    k: int = DEFAULT_NEAR_DUPLICATE_K,
+    threshold: float = NearDuplicateOptions.threshold,
+    k: int = NearDuplicateOptions.k,
     save: bool = True,
     overwrite: bool = False,
-    index: str = "auto",
-    device: str = "auto",
+    index: str = NearDuplicateOptions.index,
+    device: str = NearDuplicateOptions.device,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> NearDuplicateReport:
@@ -133,10 +130,8 @@ def find_near_duplicates(
     started = time.perf_counter()
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
-    if not 0.0 < threshold <= 1.0:
-        raise VendiscopeError(f"threshold must be in (0, 1] (a cosine similarity), got {threshold}")
-    if k < 1:
-        raise VendiscopeError(f"k must be at least 1, got {k}")
+    chosen = NearDuplicateOptions(threshold=threshold, k=k, index=index, device=device)
+    threshold, k, index, device = chosen.threshold, chosen.k, chosen.index, chosen.device
     info = resolve_vector_set(project, dataset, vector_set)
     subset_name = near_duplicate_subset_name(threshold)
     if save and not overwrite:

@@ -76,6 +76,17 @@ class Choices:
         return f"Choices{self.values!r}"
 
 
+@dataclass(frozen=True)
+class Unit:
+    """The unit of a numeric parameter, for ``Annotated[int, Unit("records")]``: forms show
+    it beside the field and command lines in the option's help."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
 PROJECT_THINGS = ("subset", "vector_set", "dataset")
 PROJECT_DATASETS = ("dataset", "target")
 

@@ -23,7 +23,7 @@ from vendiscope.core.plugin_host.conversion import (
     convert,
     guess_value,
 )
-from vendiscope.core.plugin_host.param_annotations import FromProject, Range
+from vendiscope.core.plugin_host.param_annotations import FromProject, Range, Unit
 
 _TYPE_NAMES = {bool: "bool", int: "int", float: "float", str: "str", Path: "path"}
 _TYPE_NAMES.update({c: "json" for c in CONTAINERS})
@@ -83,6 +83,8 @@ class ParamSpec:
     source
         A :class:`FromProject` when the value names something in the project (forms offer
         the existing names), else ``None``.
+    unit
+        The unit of a number (:class:`Unit`), or ``None``.
     """
 
     name: str
@@ -94,6 +96,7 @@ class ParamSpec:
     help: str = ""
     annotation: str = field(default="", compare=False)
     source: FromProject | None = None
+    unit: Unit | None = None
 
     @property
     def type(self) -> type | None:
@@ -203,6 +206,7 @@ class ParamSpec:
             "help": self.help,
             "expects": self.expects(),
             "from_project": self.source.to_dict() if self.source is not None else None,
+            "unit": str(self.unit) if self.unit is not None else None,
         }
 
 

@@ -15,7 +15,7 @@ Plain type hints give the type and the default::
                  model: str | None = None) -> None: ...
 
 ``typing.Annotated`` adds a :class:`Range`, :class:`Choices` (for choices held in a tuple) and
-a help text (any ``str`` in the metadata)::
+a :class:`Unit` and a help text (any ``str`` in the metadata)::
 
     def __init__(
         self,
@@ -57,6 +57,7 @@ from vendiscope.core.plugin_host.param_annotations import (
     Choices,
     FromProject,
     Range,
+    Unit,
 )
 from vendiscope.core.plugin_host.param_specs import REQUIRED, ParamError, ParamSpec
 
@@ -113,9 +114,12 @@ def _spec(name: str, hint: Any, default: Any, doc_help: str) -> ParamSpec:
     bounds = None
     help_text = ""
     source = None
+    unit = None
     for item in metadata:
         if isinstance(item, FromProject):
             source = item
+        elif isinstance(item, Unit):
+            unit = item
         elif isinstance(item, Range):
             bounds = item
         elif isinstance(item, Choices):
@@ -145,6 +149,7 @@ def _spec(name: str, hint: Any, default: Any, doc_help: str) -> ParamSpec:
         help=help_text or doc_help,
         annotation=_annotation_text(hint),
         source=source,
+        unit=unit,
     )
 
 
@@ -235,6 +240,7 @@ __all__ = [
     "ParamError",
     "ParamSpec",
     "Range",
+    "Unit",
     "coerce_params",
     "describe_params",
     "parse_numpy_params",

@@ -27,7 +27,7 @@ from typing import Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY, check_min_similarity
+from vendiscope.core.neighbors.options import CoverageOptions, check_min_similarity
 from vendiscope.core.report.charts import MAX_POINTS, audit_charts
 from vendiscope.core.report.compute import COMPUTE_STEPS, compute_missing
 from vendiscope.core.report.html import IMAGE_FORMATS, chart_image, report_html
@@ -59,7 +59,7 @@ def write_report(
     format: str | None = None,
     force: bool = False,
     target: str | None = None,
-    radius: float = DEFAULT_MIN_SIMILARITY,
+    radius: float = CoverageOptions.min_similarity,
     target_vector_set: str | None = None,
     vector_set: str | None = None,
     compute: Sequence[str] = (),

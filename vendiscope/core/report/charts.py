@@ -20,7 +20,7 @@ from typing import Any
 
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+from vendiscope.core.neighbors.options import CoverageOptions
 from vendiscope.core.store.project import Project
 from vendiscope.core.view_data import data as viewdata
 
@@ -137,7 +137,7 @@ class GatheredViewData(viewdata.ProjectViewData):
         self,
         target: str | None = None,
         *,
-        radius: float = DEFAULT_MIN_SIMILARITY,
+        radius: float = CoverageOptions.min_similarity,
         vector_set: str | None = None,
         target_vector_set: str | None = None,
         train_subset: str | None = None,

@@ -20,7 +20,7 @@ from typing import Any
 from vendiscope import __version__
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.io.sampling import sample_origin
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+from vendiscope.core.neighbors.options import CoverageOptions
 from vendiscope.core.store.project import Project
 from vendiscope.core.view_data import data as viewdata
 
@@ -38,7 +38,7 @@ def audit_numbers(
     dataset: str,
     *,
     target: str | None = None,
-    radius: float = DEFAULT_MIN_SIMILARITY,
+    radius: float = CoverageOptions.min_similarity,
     target_vector_set: str | None = None,
     vector_set: str | None = None,
     listed_sparse: int = LISTED_SPARSE,

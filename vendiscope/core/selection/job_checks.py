@@ -20,6 +20,7 @@ from vendiscope.core.metrics.streaming import ENV_BUDGET, memory_budget, set_byt
 from vendiscope.core.plugin_host.interfaces import StreamingSelector, VectorSource
 from vendiscope.core.plugin_host.registry import PluginRegistry
 from vendiscope.core.selection.budget import check_budget
+from vendiscope.core.selection.options import SelectOptions
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.vectors import VectorSetInfo
@@ -57,8 +58,7 @@ def _plan(
     import numpy as np
 
     info = project.dataset(dataset)
-    if dedupe is not None and not 0.0 < dedupe <= 1.0:
-        raise ProjectError(f"dedupe must be a cosine similarity in (0, 1]; got {dedupe}")
+    dedupe = SelectOptions(method=method, dedupe=dedupe).dedupe  # checked once, here
     excluded = np.zeros(info.row_count, dtype=bool)
     for subset in exclude:
         excluded[subsets.members(project, dataset, subset).positions] = True

@@ -8,10 +8,39 @@ and the app proposes :func:`~vendiscope.core.selection.choices.default_budget`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-DEFAULT_METHOD = "greedy-vendi"
-"""The selector used unless another is named (G-Vendi's own greedy maximisation)."""
+from vendiscope.core.plugin_host.options import OperationOptions
+from vendiscope.core.plugin_host.params import Range, Unit
+
+
+@dataclass(frozen=True)
+class SelectOptions(OperationOptions):
+    """The settings of one selection besides its budget ``k`` (checked by
+    :func:`~vendiscope.core.selection.budget.check_budget` once the candidates are known)."""
+
+    OPERATION = "select"
+
+    method: Annotated[
+        str,
+        "Selector: greedy-vendi (G-Vendi's own greedy maximisation), prismatic, k-center, "
+        "facility-location, dpp, random, or a selector plugin's name.",
+    ] = "greedy-vendi"
+    dedupe: Annotated[
+        float | None,
+        Range(gt=0, le=1),
+        Unit("cosine similarity"),
+        "Drop near-duplicates at this similarity first, keeping one of each group; none: keep "
+        "them.",
+    ] = None
+    seed: Annotated[
+        int | None, Range(0), "Seed of the selector; none: the selector's own default."
+    ] = None
+
+
+DEFAULT_METHOD = SelectOptions.method
+"""The selector used unless another is named."""
 
 
 def selector_params(params: Mapping[str, Any] | None, seed: int | None) -> dict[str, Any]:

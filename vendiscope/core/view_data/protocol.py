@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+from vendiscope.core.neighbors.options import CoverageOptions
 from vendiscope.core.view_data.constants import (
     MAX_CONTRIBUTION_SOURCES,
     METRIC_TITLES,
@@ -153,7 +153,7 @@ class ViewData(Protocol):
         self,
         target: str | None = None,
         *,
-        radius: float = DEFAULT_MIN_SIMILARITY,
+        radius: float = CoverageOptions.min_similarity,
         vector_set: str | None = None,
         target_vector_set: str | None = None,
         train_subset: str | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+from vendiscope.core.neighbors.options import CoverageOptions
 from vendiscope.core.store import vectors
 from vendiscope.core.view_data import records, runs, tables
 from vendiscope.core.view_data.constants import TEXT_WIDTH
@@ -147,7 +147,7 @@ class ProjectViewData:
         self,
         target: str | None = None,
         *,
-        radius: float = DEFAULT_MIN_SIMILARITY,
+        radius: float = CoverageOptions.min_similarity,
         vector_set: str | None = None,
         target_vector_set: str | None = None,
         train_subset: str | None = None,

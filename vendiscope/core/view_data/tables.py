@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.neighbors.options import DEFAULT_MIN_SIMILARITY
+from vendiscope.core.neighbors.options import CoverageOptions
 from vendiscope.core.store import vectors
 from vendiscope.core.store.view_queries import record_sources
 from vendiscope.core.view_data.constants import MAX_CONTRIBUTION_SOURCES, NO_SOURCE, VENDI_METRICS
@@ -218,7 +218,7 @@ def coverage_data(
     dataset: str,
     target: str,
     *,
-    radius: float = DEFAULT_MIN_SIMILARITY,
+    radius: float = CoverageOptions.min_similarity,
     vector_set: str | None = None,
     target_vector_set: str | None = None,
     train_subset: str | None = None,

@@ -23,10 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.core.maps.options import MapOptions
-from vendiscope.core.neighbors.options import (
-    DEFAULT_NEAR_DUPLICATE_K,
-    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-)
+from vendiscope.core.neighbors.options import NearDuplicateOptions
 from vendiscope.gui.widgets.text import plain_label
 
 if TYPE_CHECKING:
@@ -385,7 +382,7 @@ class NearDuplicatesDialog(OptionsDialog):
         self.threshold.setRange(0.5, 1.0)
         self.threshold.setDecimals(3)
         self.threshold.setSingleStep(0.01)
-        self.threshold.setValue(DEFAULT_NEAR_DUPLICATE_THRESHOLD)
+        self.threshold.setValue(NearDuplicateOptions.threshold)
         self.threshold.setToolTip(
             "0.98-1.0: copies differing in case or a word; 0.95: close rewordings; "
             "0.9 (the default): also one template filled in with a few different words; "
@@ -393,7 +390,7 @@ class NearDuplicatesDialog(OptionsDialog):
         )
         self.k = QSpinBox()
         self.k.setRange(1, 200)
-        self.k.setValue(DEFAULT_NEAR_DUPLICATE_K)
+        self.k.setValue(NearDuplicateOptions.k)
         self.overwrite = QCheckBox("Replace an existing subset of the same threshold")
         self.add_rows(
             ("Vector set:", self.vector_set),

@@ -16,10 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.maps.options import MapOptions
-from vendiscope.core.neighbors.options import (
-    DEFAULT_NEAR_DUPLICATE_K,
-    DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-)
+from vendiscope.core.neighbors.options import NearDuplicateOptions
 
 if TYPE_CHECKING:
     from vendiscope.core.store.project import Project
@@ -212,8 +209,8 @@ def near_duplicates(
     dataset: str,
     *,
     vector_set: str | None = None,
-    threshold: float = DEFAULT_NEAR_DUPLICATE_THRESHOLD,
-    k: int = DEFAULT_NEAR_DUPLICATE_K,
+    threshold: float = NearDuplicateOptions.threshold,
+    k: int = NearDuplicateOptions.k,
     overwrite: bool = False,
     progress: Progress,
     cancel: CancelToken,

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.core.base.errors import VendiscopeError
-from vendiscope.core.neighbors.options import DEFAULT_NEAR_DUPLICATE_THRESHOLD
+from vendiscope.core.neighbors.options import NearDuplicateOptions
 from vendiscope.core.plugin_host.params import ParamError
 from vendiscope.core.selection.choices import BUDGET_RULE, default_budget
 from vendiscope.core.selection.options import DEFAULT_METHOD
@@ -113,7 +113,7 @@ class SelectionForm(QWidget):
         self.dedupe_threshold.setRange(0.5, 1.0)
         self.dedupe_threshold.setDecimals(3)
         self.dedupe_threshold.setSingleStep(0.01)
-        self.dedupe_threshold.setValue(DEFAULT_NEAR_DUPLICATE_THRESHOLD)
+        self.dedupe_threshold.setValue(NearDuplicateOptions.threshold)
         self.dedupe_threshold.setEnabled(False)
         self.dedupe.toggled.connect(self.dedupe_threshold.setEnabled)
         dedupe_row = QHBoxLayout()
