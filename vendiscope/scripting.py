@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
     from vendiscope.core.clusters.jobs import ClusterReport
     from vendiscope.core.io.exporting import ExportResult
+    from vendiscope.core.io.fields import FieldMapping
     from vendiscope.core.io.importing import ImportResult
     from vendiscope.core.io.sampling import SampleResult
     from vendiscope.core.maps.jobs import MapReport
@@ -305,7 +306,7 @@ class Project:
         name: str | None = None,
         *,
         format: str | None = None,
-        mapping: dict[str, str] | Sequence[str] | None = None,
+        mapping: dict[str, str] | Sequence[str] | FieldMapping | None = None,
         params: dict[str, Any] | None = None,
         skip_bad: bool = False,
         bad_report: str | Path | None = None,
@@ -317,13 +318,18 @@ class Project:
         ``name`` defaults to the file name without its suffix; ``format`` to the importer
         that recognises the file. ``mapping`` overrides the detected field mapping, as
         ``{"prompt": "instruction", "response": "output"}`` or ``["prompt=instruction"]``
-        (roles: prompt, response, text, label, source, id).
+        (roles: prompt, response, text, label, source, id), or a whole
+        :class:`~vendiscope.core.io.fields.FieldMapping` (what the app's import dialog builds).
         """
+        from vendiscope.core.io.fields import FieldMapping
         from vendiscope.core.io.importing import import_dataset
 
-        overrides = _assignments(mapping)
+        if isinstance(mapping, FieldMapping):
+            whole, overrides = mapping, None
+        else:
+            whole, overrides = None, _assignments(mapping)
         return self._run(
-            import_dataset, path, name=name, format=format, overrides=overrides,
+            import_dataset, path, name=name, format=format, mapping=whole, overrides=overrides,
             importer_params=params or {}, skip_bad=skip_bad, bad_report=bad_report,
             progress=progress, cancel=cancel,
         )  # fmt: skip
@@ -366,6 +372,46 @@ class Project:
     def subsets(self, dataset: str) -> list[SubsetInfo]:
         """The dataset's subsets (``vendiscope subsets list``)."""
         return self.store.subsets(dataset)
+
+    def save_subset(
+        self,
+        dataset: str,
+        name: str,
+        positions: Sequence[int],
+        *,
+        description: str | None = None,
+        overwrite: bool = False,
+    ) -> SubsetInfo:
+        """Save the records at these dataset positions as the subset ``name`` (a lasso on the
+        map, a list of your own); a taken name is refused unless ``overwrite``."""
+        from vendiscope.core.store.subsets import from_positions
+
+        return from_positions(
+            self.store, dataset, name, positions, description=description, overwrite=overwrite
+        )
+
+    def copy_subset(self, dataset: str, source: str, name: str) -> SubsetInfo:
+        """Save subset ``source`` under the new name ``name``, with its ranks, gains and the
+        run that made it (a taken name is refused)."""
+        from vendiscope.core.store.subsets import copy_subset
+
+        return copy_subset(self.store, dataset, source, name)
+
+    def view(
+        self,
+        dataset: str,
+        view: str,
+        params: dict[str, Any] | None = None,
+        *,
+        target: str | None = None,
+        registry: Any = None,
+    ) -> dict[str, Any]:
+        """A view plugin's chart description of the dataset (``vendiscope view``), checked
+        against the chart schema; ``params`` are the view's (strings are typed as on the
+        command line)."""
+        from vendiscope.core.view_data.build import build_view
+
+        return build_view(self.store, view, dataset, params, registry=registry, target=target).chart
 
     def vector_sets(self, dataset: str) -> list[Any]:
         """The dataset's vector sets, newest last (``vendiscope vectors``)."""

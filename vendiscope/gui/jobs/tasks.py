@@ -1,9 +1,12 @@
-"""The GUI's jobs: core functions wrapped so each opens its own Project in its worker thread.
+"""The app's jobs: each opens the project through the Python API and calls its method.
 
 Every function here is Qt-free and takes ``progress`` and ``cancel`` keywords; the
-:class:`~vendiscope.gui.jobs.manager.JobManager` calls it on a worker thread. SQLite connections
-never cross threads: each task opens the project by its location (WAL lets the GUI's reader
-connection and the task's writer coexist) and closes it before returning.
+:class:`~vendiscope.gui.jobs.manager.JobManager` calls it on a worker thread (or in a child
+process). A task is the app's thin view of an operation, as a command is the CLI's: it opens
+the project by its location (SQLite connections never cross threads; WAL lets the app's reader
+connection and the task's writer coexist), calls the :mod:`vendiscope.scripting` method a
+script would call — with the options the dialog chose, defaults left to the operation's
+options class — and words the result for the status bar. No task writes a default of its own.
 """
 
 from __future__ import annotations
@@ -15,11 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.jobs import CancelToken, Progress
-from vendiscope.core.maps.options import MapOptions
-from vendiscope.core.neighbors.options import NearDuplicateOptions
 
 if TYPE_CHECKING:
     from vendiscope.core.store.project import Project
+    from vendiscope.scripting import Project as ScriptedProject
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,18 @@ def opened(location: str) -> Iterator[Project]:
         project.close()
 
 
+@contextmanager
+def scripted(location: str) -> Iterator[ScriptedProject]:
+    """The project at ``location`` as the Python API opens it, closed afterwards."""
+    from vendiscope.scripting import open as open_project
+
+    project = open_project(location, progress=False)
+    try:
+        yield project
+    finally:
+        project.close()
+
+
 def build_demo(path: str | None, *, progress: Progress, cancel: CancelToken) -> TaskResult:
     """Create the demo project (once) from the bundled dataset."""
     from vendiscope.core.io.demo import ensure_demo_project
@@ -54,30 +68,22 @@ def import_file(
     location: str,
     path: str,
     *,
-    name: str | None = None,
-    format: str | None = None,
     mapping: dict[str, Any] | None = None,
     importer_params: dict[str, Any] | None = None,
-    skip_bad: bool = False,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
-    """Import one file or folder as a new dataset (all rows or none)."""
+    """Import one file or folder as a new dataset (all rows or none); ``mapping`` is the
+    import dialog's whole field mapping (``FieldMapping.to_json()``)."""
     from vendiscope.core.io.fields import FieldMapping
-    from vendiscope.core.io.importing import import_dataset
 
-    with opened(location) as project:
-        result = import_dataset(
-            project,
-            path,
-            name=name,
-            format=format,
-            mapping=FieldMapping.from_json(mapping) if mapping else None,
-            importer_params=importer_params,
-            skip_bad=skip_bad,
-            progress=progress,
-            cancel=cancel,
-        )
+    chosen = FieldMapping.from_json(mapping) if mapping else None
+    with scripted(location) as project:
+        result = project.import_file(
+            path, mapping=chosen, params=importer_params, progress=progress, cancel=cancel,
+            **options,
+        )  # fmt: skip
     skipped = f", {len(result.skipped)} bad rows skipped" if result.skipped else ""
     return TaskResult(
         f"Imported {result.rows:,} records into '{result.dataset.name}' "
@@ -87,31 +93,11 @@ def import_file(
 
 
 def embed(
-    location: str,
-    dataset: str,
-    *,
-    field: str = "auto",
-    name: str | None = None,
-    params: dict[str, Any] | None = None,
-    chunk_rows: int | None = None,
-    progress: Progress,
-    cancel: CancelToken,
+    location: str, dataset: str, *, progress: Progress, cancel: CancelToken, **options: Any
 ) -> TaskResult:
     """Sentence embeddings of a dataset (resumes an interrupted vector set)."""
-    from vendiscope.core.vectors.embedding import embed_dataset
-
-    extra = {"chunk_rows": chunk_rows} if chunk_rows else {}
-    with opened(location) as project:
-        result = embed_dataset(
-            project,
-            dataset,
-            field=field,
-            name=name,
-            params=params,
-            progress=progress,
-            cancel=cancel,
-            **extra,
-        )
+    with scripted(location) as project:
+        result = project.embed(dataset, progress=progress, cancel=cancel, **options)
     return _vector_message(result, dataset)
 
 
@@ -119,19 +105,19 @@ def featurize(
     location: str,
     dataset: str,
     *,
-    name: str | None = None,
     params: dict[str, Any] | None = None,
-    chunk_rows: int | None = None,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
-    """Proxy-LM gradient features (the vectors of G-Vendi)."""
-    from vendiscope.core.vectors.featurizing import featurize_dataset
-
-    extra = {"chunk_rows": chunk_rows} if chunk_rows else {}
-    with opened(location) as project:
-        result = featurize_dataset(
-            project, dataset, name=name, params=params, progress=progress, cancel=cancel, **extra
+    """Proxy-LM gradient features (the vectors of G-Vendi); ``params`` are the featurizer's,
+    its ``mode`` among them (as a resumed set records them)."""
+    params = dict(params or {})
+    if "mode" in params:
+        options["mode"] = params.pop("mode")
+    with scripted(location) as project:
+        result = project.gradients(
+            dataset, params=params, progress=progress, cancel=cancel, **options
         )
     return _vector_message(result, dataset)
 
@@ -140,26 +126,18 @@ def score(
     location: str,
     dataset: str,
     *,
-    metric: str = "gvendi",
     vector_set: str | None = None,
-    params: dict[str, Any] | None = None,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
     """G-Vendi (``gvendi``) or embedding-Vendi (``vendi``) of a dataset, recorded as a run."""
-    from vendiscope.core.metrics.scoring import score_dataset
-
-    with opened(location) as project:
-        result = score_dataset(
-            project,
-            dataset,
-            metric=metric,
-            vector_set=vector_set,
-            params=params,
-            progress=progress,
-            cancel=cancel,
+    with scripted(location) as project:
+        result = project.score(
+            dataset, vectors=vector_set, progress=progress, cancel=cancel, **options
         )
-    label = "G-Vendi" if metric == "gvendi" else "Embedding-Vendi"
+    assert not isinstance(result, list)  # one dataset, no subsets
+    label = "G-Vendi" if result.metric == "gvendi" else "Embedding-Vendi"
     return TaskResult(
         f"{label} of '{dataset}': {result.value:,.1f} effective examples of {result.n:,}"
         f" (computed on {result.computed_on})",
@@ -172,29 +150,30 @@ def score_subsets(
     dataset: str,
     subsets: list[str],
     *,
-    metric: str = "gvendi",
     vector_set: str | None = None,
-    params: dict[str, Any] | None = None,
-    vs_random: bool = True,
     with_dataset: bool = True,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
-    """The dataset (unless ``with_dataset`` is false) and each subset scored, one run each,
-    each subset (with ``vs_random``) against random subsets of its size."""
-    from vendiscope.core.metrics.scoring import KIND_FOR_METRIC, score_dataset
+    """The dataset (unless ``with_dataset`` is false) and each subset scored, one run each
+    (with ``vs_random``, each subset against random subsets of its size)."""
+    from vendiscope.core.metrics.scoring import KIND_FOR_METRIC
     from vendiscope.core.metrics.subset_scoring import check_request
 
-    plugin = "vendi" if metric in KIND_FOR_METRIC else metric
-    check_request(plugin, subsets[0] if subsets else None, vs_random and bool(subsets))
-    with opened(location) as project:
+    metric = options.get("metric", "")
+    vs_random = bool(options.get("vs_random")) and bool(subsets)
+    check_request("vendi" if metric in KIND_FOR_METRIC else metric, subsets[0] if subsets else None,
+                  vs_random)  # fmt: skip
+    common = {"vectors": vector_set, "progress": progress, "cancel": cancel}
+    with scripted(location) as project:
         for name in subsets:  # every name checked before any run starts
-            project.subset(dataset, name)
-        common = {"metric": metric, "vector_set": vector_set, "params": params}
+            project.store.subset(dataset, name)
         if with_dataset:
-            score_dataset(project, dataset, progress=progress, cancel=cancel, **common)
-        draws = {"vs_random": vs_random, "progress": progress, "cancel": cancel}
-        results = [score_dataset(project, dataset, subset=n, **draws, **common) for n in subsets]
+            plain = {key: value for key, value in options.items() if key != "vs_random"}
+            project.score(dataset, **common, **plain)
+        found = project.score(dataset, subset=list(subsets), **common, **options)
+    results = found if isinstance(found, list) else [found]
     shown = ", ".join(f"{r.subset} {r.value:,.1f} of {r.n:,}" for r in results[:3])
     more = f" and {len(results) - 3} more" if len(results) > 3 else ""
     return TaskResult(
@@ -209,28 +188,17 @@ def near_duplicates(
     dataset: str,
     *,
     vector_set: str | None = None,
-    threshold: float = NearDuplicateOptions.threshold,
-    k: int = NearDuplicateOptions.k,
-    overwrite: bool = False,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
     """Near-duplicate groups over an embedding set; the redundant records saved as a subset."""
-    from vendiscope.core.neighbors.search import find_near_duplicates
-
-    with opened(location) as project:
-        report = find_near_duplicates(
-            project,
-            dataset,
-            vector_set,
-            threshold=threshold,
-            k=k,
-            overwrite=overwrite,
-            progress=progress,
-            cancel=cancel,
+    with scripted(location) as project:
+        report = project.near_duplicates(
+            dataset, vectors=vector_set, progress=progress, cancel=cancel, **options
         )
     return TaskResult(
-        f"Near-duplicates in '{dataset}' at {threshold:g}: {len(report.groups):,} groups, "
+        f"Near-duplicates in '{dataset}' at {report.threshold:g}: {len(report.groups):,} groups, "
         f"{report.redundant:,} redundant records (computed on {report.computed_on})",
         {
             "run_id": report.run_id,
@@ -245,26 +213,13 @@ def export(
     dataset: str,
     destination: str,
     *,
-    subset: str | None = None,
-    format: str | None = None,
-    force: bool = False,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
     """Export a dataset (or one of its subsets) with its provenance manifest."""
-    from vendiscope.core.io.exporting import export_dataset
-
-    with opened(location) as project:
-        result = export_dataset(
-            project,
-            dataset,
-            destination,
-            subset=subset,
-            format=format,
-            force=force,
-            progress=progress,
-            cancel=cancel,
-        )
+    with scripted(location) as project:
+        result = project.export(dataset, destination, progress=progress, cancel=cancel, **options)
     return TaskResult(
         f"Exported {result.rows:,} records to {result.destination}",
         {"destination": str(result.destination), "manifest": str(result.manifest)},
@@ -276,30 +231,17 @@ def compute_map(
     dataset: str,
     *,
     vector_set: str | None = None,
-    method: str = MapOptions.method,
-    n_neighbors: int = MapOptions.n_neighbors,
-    min_dist: float = MapOptions.min_dist,
-    seed: int = MapOptions.seed,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
     """A 2-D map (UMAP or PCA) of a vector set, stored as ``map/METHOD/run-N``."""
-    from vendiscope.core.maps.jobs import map_dataset
-
-    with opened(location) as project:
-        report = map_dataset(
-            project,
-            dataset,
-            vector_set=vector_set,
-            method=method,
-            n_neighbors=n_neighbors,
-            min_dist=min_dist,
-            seed=seed,
-            progress=progress,
-            cancel=cancel,
+    with scripted(location) as project:
+        report = project.map(
+            dataset, vectors=vector_set, progress=progress, cancel=cancel, **options
         )
     trust = f", trustworthiness {report.trustworthiness:.2f}" if report.trustworthiness else ""
-    what = f"{method.upper()} of {report.source}"
+    what = f"{report.method.upper()} of {report.source}"
     return TaskResult(
         f"Map of '{dataset}' ({what}) in {report.seconds:.1f} s{trust}; computed on "
         f"{report.computed_on}",
@@ -312,23 +254,14 @@ def cluster(
     dataset: str,
     *,
     vector_set: str | None = None,
-    n_clusters: int | None = None,
-    seed: int = 0,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
     """Spherical k-means clusters; the sparse (under-represented) ones marked."""
-    from vendiscope.core.clusters.jobs import cluster_dataset
-
-    with opened(location) as project:
-        report = cluster_dataset(
-            project,
-            dataset,
-            vector_set=vector_set,
-            n_clusters=n_clusters,
-            seed=seed,
-            progress=progress,
-            cancel=cancel,
+    with scripted(location) as project:
+        report = project.clusters(
+            dataset, vectors=vector_set, progress=progress, cancel=cancel, **options
         )
     return TaskResult(
         f"{report.n_clusters:,} clusters of '{dataset}': {len(report.sparse):,} sparse, holding "
@@ -345,43 +278,24 @@ def select(
     location: str,
     dataset: str,
     *,
-    method: str,
     k: int,
     vector_set: str | None = None,
-    params: dict[str, Any] | None = None,
-    quality: str | None = None,
-    exclude: list[str] | None = None,
-    dedupe: float | None = None,
-    name: str | None = None,
-    overwrite: bool = False,
     progress: Progress,
     cancel: CancelToken,
+    **options: Any,
 ) -> TaskResult:
     """A selection of ``k`` records by a selector plugin, saved as a subset with its curves
     (a subset of that name is replaced only with ``overwrite``)."""
-    from vendiscope.core.selection.job import select_dataset
-
-    with opened(location) as project:
-        report = select_dataset(
-            project,
-            dataset,
-            method=method,
-            k=k,
-            vector_set=vector_set,
-            params=params,
-            quality=quality,
-            exclude=tuple(exclude or ()),
-            dedupe=dedupe,
-            name=name,
-            overwrite=overwrite,
-            progress=progress,
-            cancel=cancel,
+    with scripted(location) as project:
+        report = project.select(
+            dataset, k, vectors=vector_set, progress=progress, cancel=cancel, **options
         )
     chosen = report.curve["vendi"].get(report.vector_set, [float("nan")])[-1]
     baseline = report.curve["random"].get(report.vector_set, [float("nan")])[-1]
     return TaskResult(
-        f"{method} chose {report.k:,} records of '{dataset}' as subset '{report.subset.name}': "
-        f"Vendi {chosen:.1f} vs {baseline:.1f} for random (computed on {report.computed_on})",
+        f"{report.method} chose {report.k:,} records of '{dataset}' as subset "
+        f"'{report.subset.name}': Vendi {chosen:.1f} vs {baseline:.1f} for random (computed on "
+        f"{report.computed_on})",
         {
             "run_id": report.run_id,
             "subset": report.subset.name,
@@ -400,13 +314,8 @@ def synthesize(
 ) -> TaskResult:
     """Prismatic Synthesis: new examples for the dataset's sparse clusters, kept only when
     they fill a gap, as a new dataset (resumes a run of the same name and options)."""
-    from vendiscope.core.synthesis.job import synthesize as synthesize_dataset
-    from vendiscope.core.synthesis.options import SynthesisOptions
-
-    with opened(location) as project:
-        report = synthesize_dataset(
-            project, dataset, SynthesisOptions(**options), progress=progress, cancel=cancel
-        )
+    with scripted(location) as project:
+        report = project.synthesize(dataset, progress=progress, cancel=cancel, **options)
     baseline = "" if report.baseline is None else f" ({report.baseline:,.1f} without the filter)"
     resumed = f", resumed after round {report.resumed_from:,}" if report.resumed_from else ""
     return TaskResult(
@@ -428,13 +337,8 @@ def study(
 ) -> TaskResult:
     """A study: a small model trained on many subsets of ``pool``, each scored on ``target``
     (resumes a study of the same name and options; refused when seed noise swamps it)."""
-    from vendiscope.core.studies.job import run_study
-    from vendiscope.core.studies.options import StudyOptions
-
-    with opened(location) as project:
-        report = run_study(
-            project, pool, target, StudyOptions(**options), progress=progress, cancel=cancel
-        )
+    with scripted(location) as project:
+        report = project.study(pool, target, progress=progress, cancel=cancel, **options)
     resumed = f", resumed after run {report.resumed_from:,}" if report.resumed_from else ""
     return TaskResult(
         f"Study '{report.name}' finished: {report.runs_done:,} of {report.runs_total:,} "
@@ -454,10 +358,8 @@ def save_subset(
     cancel: CancelToken,
 ) -> TaskResult:
     """Save records chosen by position (a selection on the map) as a new subset."""
-    from vendiscope.core.store.subsets import from_positions
-
-    with opened(location) as project:
-        info = from_positions(project, dataset, name, positions, description=description)
+    with scripted(location) as project:
+        info = project.save_subset(dataset, name, positions, description=description)
     return TaskResult(f"Saved {info.size:,} records of '{dataset}' as subset '{name}'",
                       {"subset": name})  # fmt: skip
 
@@ -472,10 +374,8 @@ def copy_subset(
     cancel: CancelToken,
 ) -> TaskResult:
     """Save a subset under a new name, keeping its ranks, gains and the run that made it."""
-    from vendiscope.core.store import subsets
-
-    with opened(location) as project:
-        info = subsets.copy_subset(project, dataset, source, name)
+    with scripted(location) as project:
+        info = project.copy_subset(dataset, source, name)
     return TaskResult(f"Saved subset '{source}' of '{dataset}' as '{name}' ({info.size:,} records)",
                       {"subset": name})  # fmt: skip
 
@@ -491,14 +391,13 @@ def build_view(
 ) -> dict[str, Any]:
     """A view plugin's chart description for ``dataset``, checked against the chart schema.
 
-    Built by :func:`vendiscope.core.view_data.build.build_view`, as the command line and the
-    report build it: a chart that does not fit is a malformed result, raised as a
-    PluginRuntimeError and recorded, so the Plugins window lists the view as failed when run.
+    Built by :func:`vendiscope.core.view_data.build.build_view`, as the command line, the
+    report and :meth:`vendiscope.scripting.Project.view` build it: a chart that does not fit
+    is a malformed result, raised as a PluginRuntimeError and recorded, so the Plugins window
+    lists the view as failed when run.
     """
-    from vendiscope.core.view_data.build import build_view as build
-
-    with opened(location) as project:
-        return build(project, view, dataset, params, registry=registry, target=target).chart
+    with scripted(location) as project:
+        return project.view(dataset, view, params, target=target, registry=registry)
 
 
 def _vector_message(result: Any, dataset: str) -> TaskResult:
