@@ -37,7 +37,8 @@ Errors a plugin raises
     plugin that cannot work (a missing model, say). ``Cancelled`` comes from
     ``cancel.raise_if_cancelled()``. :class:`VendiscopeError` is their common base.
 Parameters (for forms and ``--param``)
-    :class:`Range`, :class:`Choices`, :class:`FromProject` (a value naming a subset or
+    :class:`Range`, :class:`Choices`, :class:`Unit`, :class:`Label` (API 1.7: the unit of a
+    number and what a form calls a parameter), :class:`FromProject` (a value naming a subset or
     vector set of the project: forms offer the existing ones), :class:`ParamSpec`,
     :class:`ParamError`, :func:`describe_params`, :func:`coerce_params`.
 Chart descriptions (what a :class:`View` returns)
@@ -89,7 +90,8 @@ Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`;
 :class:`Generation` and :data:`Message` (the ``generator`` kind); 1.5 added trainers:
 :class:`Trainer`, :class:`Evaluation`, :class:`TrainingOutcome`, :class:`TrainingCost` (the
 ``trainer`` kind), :func:`final_answer` and :func:`same_answer`; 1.6 added the algorithms
-and toolkits the built-in plugins are made of (above).
+and toolkits the built-in plugins are made of (above); 1.7 added :class:`Unit` and
+:class:`Label` (``ParamSpec.unit`` and ``ParamSpec.title``).
 """
 
 from __future__ import annotations
@@ -150,9 +152,11 @@ from vendiscope.core.plugin_host.manifest import API_VERSION, KINDS, Contributio
 from vendiscope.core.plugin_host.params import (
     Choices,
     FromProject,
+    Label,
     ParamError,
     ParamSpec,
     Range,
+    Unit,
     coerce_params,
     describe_params,
 )
@@ -314,6 +318,7 @@ __all__ = [
     "HistogramSeries",
     "Importer",
     "InputError",
+    "Label",
     "LineSeries",
     "Location",
     "Message",
@@ -337,6 +342,7 @@ __all__ = [
     "Trainer",
     "TrainingCost",
     "TrainingOutcome",
+    "Unit",
     "VectorSource",
     "VendiscopeError",
     "View",

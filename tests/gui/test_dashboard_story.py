@@ -68,7 +68,7 @@ def test_finding_clusters_is_one_click_from_the_dashboard(
         if not isinstance(dialog, ClusterDialog):
             QTimer.singleShot(20, accept)
             return
-        dialog.clusters.setValue(6)
+        dialog.params.set_value("n_clusters", 6)
         dialog.accept()
 
     QTimer.singleShot(20, accept)

@@ -76,14 +76,14 @@ def test_a_plugin_for_a_newer_api_is_refused_with_a_message() -> None:
     registry = PluginRegistry()
     newer = api.PluginManifest(
         name="from-the-future",
-        api_version="1.7",
+        api_version="1.8",
         contributions=(api.Contribution("metric", "future", "nowhere:Metric"),),
     )
     registry.add_manifest(newer, origin="test")
     (failure,) = registry.failures
     assert failure.plugin == "from-the-future"
     assert failure.message == (
-        f"needs plugin API 1.7; this Vendiscope provides {api.API_VERSION} "
+        f"needs plugin API 1.8; this Vendiscope provides {api.API_VERSION} "
         "(upgrade Vendiscope or use a matching plugin version)"
     )
     assert registry.contributions("metric") == []

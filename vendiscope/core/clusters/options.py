@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from vendiscope.core.plugin_host.options import OperationOptions
-from vendiscope.core.plugin_host.params import Range, Unit
+from vendiscope.core.plugin_host.params import Label, Range, Unit
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class ClusterOptions(OperationOptions):
     n_clusters: Annotated[
         int | None,
         Range(1),
-        Unit("clusters"),
+        Label("Clusters"),
         "k of k-means; none: one cluster per 10 records, as the reference does.",
     ] = None
     seed: Annotated[int, Range(0), "Seeds k-means."] = 0
@@ -39,6 +39,7 @@ class FilterOptions(OperationOptions):
         int,
         Range(1),
         Unit("draws"),
+        Label("Random draws"),
         "Random draws of as many candidates, the baseline the kept ones are compared with.",
     ] = 5
     seed: Annotated[int, Range(0), "Seeds the random baseline."] = 0

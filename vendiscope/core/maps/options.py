@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from vendiscope.core.plugin_host.options import OperationOptions
-from vendiscope.core.plugin_host.params import Choices, Range, Unit
+from vendiscope.core.plugin_host.params import Choices, Label, Range, Unit
 
 METHODS = ("umap", "pca")
 """UMAP (neighbourhoods kept, on FAISS neighbours) or PCA (instant, linear)."""
@@ -25,6 +25,7 @@ class MapOptions(OperationOptions):
     method: Annotated[
         str,
         Choices(*METHODS),
+        Label("Method"),
         "umap: keeps neighbourhoods (on FAISS neighbours); pca: instant, linear, flattens "
         "clusters together.",
     ] = "umap"
@@ -32,17 +33,20 @@ class MapOptions(OperationOptions):
         int,
         Range(2, 200),
         Unit("records"),
+        Label("Neighbours"),
         "UMAP: how many neighbours shape each point (few: local detail; many: global shape).",
     ] = 15
     min_dist: Annotated[
         float,
         Range(0, 0.99),
+        Label("Minimum distance"),
         "UMAP: how tightly points may pack (0: tight clumps).",
     ] = 0.1
     fit_sample: Annotated[
         int,
         Range(100),
         Unit("records"),
+        Label("Fit on a sample above"),
         "Above this many records, UMAP is fitted on a sample and the rest are placed by "
         "their neighbours.",
     ] = 50_000

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from vendiscope.core.plugin_host.options import OperationOptions
-from vendiscope.core.plugin_host.params import Range, Unit
+from vendiscope.core.plugin_host.params import Label, Range, Unit
 
 
 @dataclass(frozen=True)
@@ -27,9 +27,10 @@ class ScoreOptions(OperationOptions):
         int,
         Range(1),
         Unit("draws"),
+        Label("Random draws"),
         "Random subsets of a subset's size drawn for its random baseline (with vs_random).",
     ] = 20
-    random_seed: Annotated[int, Range(0), "Seeds the random draws."] = 0
+    random_seed: Annotated[int, Range(0), Label("Random seed"), "Seeds the random draws."] = 0
 
 
 DEFAULT_DRAWS = ScoreOptions.random_draws

@@ -17,18 +17,19 @@ from typing import Annotated
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.neighbors.algorithms.index import KINDS as INDEX_CHOICES
 from vendiscope.core.plugin_host.options import OperationOptions
-from vendiscope.core.plugin_host.params import Choices, Range, Unit
+from vendiscope.core.plugin_host.params import Choices, Label, Range, Unit
 
 DEVICE_CHOICES = ("auto", "cpu", "gpu")
 
 IndexOption = Annotated[
     str,
     Choices(*INDEX_CHOICES),
+    Label("Index"),
     "auto: exact below 20,000 records or for few queries, else a calibrated IVF index; "
     "flat: exact; ivf: inverted lists; hnsw: a graph index.",
 ]
 DeviceOption = Annotated[
-    str, Choices(*DEVICE_CHOICES), "auto: the GPU when FAISS sees one; cpu; gpu."
+    str, Choices(*DEVICE_CHOICES), Label("Device"), "auto: the GPU when FAISS sees one; cpu; gpu."
 ]
 
 
@@ -42,6 +43,7 @@ class NearDuplicateOptions(OperationOptions):
         float,
         Range(gt=0, le=1),
         Unit("cosine similarity"),
+        Label("Threshold"),
         "Two records at or above this similarity are near-duplicates. 0.98-1.0: copies "
         "differing in case or a word; 0.95: close rewordings; 0.9: also one template filled "
         "in with a few different words; 0.85 and below: may join different requests on one "
@@ -49,7 +51,11 @@ class NearDuplicateOptions(OperationOptions):
         "(docs/benchmarks.md).",
     ] = 0.9
     k: Annotated[
-        int, Range(1, 1000), Unit("records"), "Nearest neighbours examined per record."
+        int,
+        Range(1, 1000),
+        Unit("records"),
+        Label("Neighbours examined"),
+        "Nearest neighbours examined per record.",
     ] = 20
     index: IndexOption = "auto"
     device: DeviceOption = "auto"
@@ -65,6 +71,7 @@ class CoverageOptions(OperationOptions):
         float,
         Range(-1, 1),
         Unit("cosine similarity"),
+        Label("Minimum similarity"),
         "A target record is covered when its nearest training record is at least this similar.",
     ] = 0.8
     index: IndexOption = "auto"

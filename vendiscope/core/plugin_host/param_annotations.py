@@ -87,6 +87,14 @@ class Unit:
         return self.name
 
 
+@dataclass(frozen=True)
+class Label:
+    """What a form calls a parameter, for ``Annotated[int, Label("Neighbours")]`` (default:
+    its name in words, ``n_neighbors`` -> "N neighbors")."""
+
+    text: str
+
+
 PROJECT_THINGS = ("subset", "vector_set", "dataset")
 PROJECT_DATASETS = ("dataset", "target")
 

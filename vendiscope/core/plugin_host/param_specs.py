@@ -23,7 +23,7 @@ from vendiscope.core.plugin_host.conversion import (
     convert,
     guess_value,
 )
-from vendiscope.core.plugin_host.param_annotations import FromProject, Range, Unit
+from vendiscope.core.plugin_host.param_annotations import FromProject, Label, Range, Unit
 
 _TYPE_NAMES = {bool: "bool", int: "int", float: "float", str: "str", Path: "path"}
 _TYPE_NAMES.update({c: "json" for c in CONTAINERS})
@@ -85,6 +85,8 @@ class ParamSpec:
         the existing names), else ``None``.
     unit
         The unit of a number (:class:`Unit`), or ``None``.
+    title
+        What a form calls it (:class:`Label`), or ``None`` for its name in words.
     """
 
     name: str
@@ -97,6 +99,7 @@ class ParamSpec:
     annotation: str = field(default="", compare=False)
     source: FromProject | None = None
     unit: Unit | None = None
+    title: Label | None = None
 
     @property
     def type(self) -> type | None:
@@ -109,7 +112,9 @@ class ParamSpec:
 
     @property
     def label(self) -> str:
-        """A form label: ``batch_size`` -> ``"Batch size"``."""
+        """A form label: its :class:`Label`, else ``batch_size`` -> ``"Batch size"``."""
+        if self.title is not None:
+            return self.title.text
         text = self.name.replace("_", " ").strip()
         return text[:1].upper() + text[1:]
 

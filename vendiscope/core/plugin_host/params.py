@@ -14,8 +14,9 @@ Plain type hints give the type and the default::
     def __init__(self, k: int = 10, mode: Literal["fast", "exact"] = "fast",
                  model: str | None = None) -> None: ...
 
-``typing.Annotated`` adds a :class:`Range`, :class:`Choices` (for choices held in a tuple) and
-a :class:`Unit` and a help text (any ``str`` in the metadata)::
+``typing.Annotated`` adds a :class:`Range`, :class:`Choices` (for choices held in a tuple), a
+:class:`Unit`, a :class:`Label` (what a form calls it) and a help text (any ``str`` in the
+metadata)::
 
     def __init__(
         self,
@@ -56,6 +57,7 @@ from vendiscope.core.plugin_host.param_annotations import (
     PROJECT_THINGS,
     Choices,
     FromProject,
+    Label,
     Range,
     Unit,
 )
@@ -115,11 +117,14 @@ def _spec(name: str, hint: Any, default: Any, doc_help: str) -> ParamSpec:
     help_text = ""
     source = None
     unit = None
+    title = None
     for item in metadata:
         if isinstance(item, FromProject):
             source = item
         elif isinstance(item, Unit):
             unit = item
+        elif isinstance(item, Label):
+            title = item
         elif isinstance(item, Range):
             bounds = item
         elif isinstance(item, Choices):
@@ -150,6 +155,7 @@ def _spec(name: str, hint: Any, default: Any, doc_help: str) -> ParamSpec:
         annotation=_annotation_text(hint),
         source=source,
         unit=unit,
+        title=title,
     )
 
 
@@ -237,6 +243,7 @@ __all__ = [
     "REQUIRED",
     "Choices",
     "FromProject",
+    "Label",
     "ParamError",
     "ParamSpec",
     "Range",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from vendiscope.core.plugin_host.options import OperationOptions
-from vendiscope.core.plugin_host.params import Range, Unit
+from vendiscope.core.plugin_host.params import Label, Range, Unit
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class SelectOptions(OperationOptions):
 
     method: Annotated[
         str,
+        Label("Selector"),
         "Selector: greedy-vendi (G-Vendi's own greedy maximisation), prismatic, k-center, "
         "facility-location, dpp, random, or a selector plugin's name.",
     ] = "greedy-vendi"
@@ -31,6 +32,7 @@ class SelectOptions(OperationOptions):
         float | None,
         Range(gt=0, le=1),
         Unit("cosine similarity"),
+        Label("De-duplicate at"),
         "Drop near-duplicates at this similarity first, keeping one of each group; none: keep "
         "them.",
     ] = None

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFormLayout,
     QLineEdit,
     QSpinBox,
@@ -22,8 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vendiscope.core.clusters.options import ClusterOptions
 from vendiscope.core.maps.options import MapOptions
 from vendiscope.core.neighbors.options import NearDuplicateOptions
+from vendiscope.core.plugin_host.options import OperationOptions
+from vendiscope.gui.widgets.param_form import ParamForm
 from vendiscope.gui.widgets.text import plain_label
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ class OptionsDialog(QDialog):
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start")
+        self.needs: QComboBox | None = None
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -60,8 +63,39 @@ class OptionsDialog(QDialog):
         for label, widget in rows:
             self.form.addRow(label, widget)
         if needs is not None:
+            self.needs = needs
             ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
             ok.setEnabled(needs.count() > 0)
+
+    def add_options(
+        self, options: type[OperationOptions], *names: str, vector_set: QComboBox | None = None
+    ) -> ParamForm:
+        """A form for the operation's options (``names``, default all of them), built from the
+        one declaration of :class:`OperationOptions` as a plugin's parameter form is: default,
+        range, unit and help come from there; ``vector_set`` leads it. Start stays disabled
+        while the vector set offers nothing or a value is wrong, and the problem is shown
+        under the form."""
+        specs = [s for s in options.specs() if not names or s.name in names]
+        leading = [] if vector_set is None else [(plain_label("Vector set:"), vector_set, None)]
+        form = ParamForm(specs, self, leading=leading)
+        self.form.addRow(form)
+        if vector_set is not None:
+            self.add_rows(needs=vector_set)
+        self.problem = plain_label("")
+        self.problem.setObjectName("error")
+        self.problem.setWordWrap(True)
+        self.problem.hide()
+        self.form.addRow(self.problem)
+        form.changed.connect(lambda: self._check(form))
+        return form
+
+    def _check(self, form: ParamForm) -> None:
+        problem = form.problem()
+        self.problem.setText(problem or "")
+        self.problem.setVisible(problem is not None)
+        offered = self.needs is None or self.needs.count() > 0
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setEnabled(problem is None and offered)
 
     def options(self) -> dict[str, Any]:  # pragma: no cover - overridden
         return {}
@@ -378,42 +412,25 @@ class NearDuplicatesDialog(OptionsDialog):
         )
         self.subsets = set(subsets)
         self.vector_set = _vector_combo(sets, "embedding")
-        self.threshold = QDoubleSpinBox()
-        self.threshold.setRange(0.5, 1.0)
-        self.threshold.setDecimals(3)
-        self.threshold.setSingleStep(0.01)
-        self.threshold.setValue(NearDuplicateOptions.threshold)
-        self.threshold.setToolTip(
-            "0.98-1.0: copies differing in case or a word; 0.95: close rewordings; "
-            "0.9 (the default): also one template filled in with a few different words; "
-            "0.85 and below: may join different requests on one template"
+        self.params = self.add_options(
+            NearDuplicateOptions, "threshold", "k", vector_set=self.vector_set
         )
-        self.k = QSpinBox()
-        self.k.setRange(1, 200)
-        self.k.setValue(NearDuplicateOptions.k)
         self.overwrite = QCheckBox("Replace an existing subset of the same threshold")
-        self.add_rows(
-            ("Vector set:", self.vector_set),
-            ("Threshold:", self.threshold),
-            ("Neighbours (k):", self.k),
-            ("", self.overwrite),
-            needs=self.vector_set,
-        )
-        self.threshold.valueChanged.connect(self._threshold_changed)
-        self._threshold_changed(self.threshold.value())
+        self.add_rows(("", self.overwrite))
+        self.params.changed.connect(self._threshold_changed)
+        self._threshold_changed()
 
-    def _threshold_changed(self, value: float) -> None:
+    def _threshold_changed(self) -> None:
         from vendiscope.core.neighbors.search import near_duplicate_subset_name
 
-        exists = near_duplicate_subset_name(value) in self.subsets
+        exists = near_duplicate_subset_name(self.params.raw_value("threshold")) in self.subsets
         self.overwrite.setChecked(exists)
         self.overwrite.setEnabled(exists)
 
     def options(self) -> dict[str, Any]:
         return {
             "vector_set": self.vector_set.currentData(),
-            "threshold": round(self.threshold.value(), 3),
-            "k": self.k.value(),
+            **self.params.values(),
             "overwrite": self.overwrite.isChecked(),
         }
 
@@ -442,44 +459,19 @@ class MapDialog(OptionsDialog):
             parent,
         )
         self.vector_set = _feature_combo(sets, ("embedding", "gradient", "feature"))
-        self.method = QComboBox()
-        self.method.addItem("UMAP (neighbourhoods)", "umap")
-        self.method.addItem("PCA (fast, linear)", "pca")
-        self.neighbours = QSpinBox()
-        self.neighbours.setRange(2, 200)
-        self.neighbours.setValue(MapOptions.n_neighbors)
-        self.neighbours.setToolTip("UMAP: how many neighbours shape each point (local vs global)")
-        self.min_dist = QDoubleSpinBox()
-        self.min_dist.setRange(0.0, 0.99)
-        self.min_dist.setSingleStep(0.05)
-        self.min_dist.setValue(MapOptions.min_dist)
-        self.min_dist.setToolTip("UMAP: how tightly points may pack (0 = tight clumps)")
-        self.seed = QSpinBox()
-        self.seed.setRange(0, 2**31 - 1)
-        self.seed.setValue(MapOptions.seed)
-        self.add_rows(
-            ("Vector set:", self.vector_set),
-            ("Method:", self.method),
-            ("Neighbours:", self.neighbours),
-            ("Minimum distance:", self.min_dist),
-            ("Seed:", self.seed),
-            needs=self.vector_set,
+        self.params = self.add_options(
+            MapOptions, "method", "n_neighbors", "min_dist", "seed", vector_set=self.vector_set
         )
-        self.method.currentIndexChanged.connect(self._method_changed)
+        self.method = self.params.fields["method"]
+        self.params.changed.connect(self._method_changed)
 
     def _method_changed(self) -> None:
-        umap = self.method.currentData() == "umap"
-        self.neighbours.setEnabled(umap)
-        self.min_dist.setEnabled(umap)
+        umap = self.params.raw_value("method") == "umap"
+        self.params.fields["n_neighbors"].setEnabled(umap)
+        self.params.fields["min_dist"].setEnabled(umap)
 
     def options(self) -> dict[str, Any]:
-        return {
-            "vector_set": self.vector_set.currentData(),
-            "method": self.method.currentData(),
-            "n_neighbors": self.neighbours.value(),
-            "min_dist": round(self.min_dist.value(), 4),
-            "seed": self.seed.value(),
-        }
+        return {"vector_set": self.vector_set.currentData(), **self.params.values()}
 
 
 class ClusterDialog(OptionsDialog):
@@ -494,22 +486,7 @@ class ClusterDialog(OptionsDialog):
             parent,
         )
         self.vector_set = _feature_combo(sets, ("gradient", "embedding", "feature"))
-        self.clusters = QSpinBox()
-        self.clusters.setRange(0, 1_000_000)
-        self.clusters.setSpecialValueText("automatic (records / 10)")
-        self.clusters.setToolTip("k of k-means; the reference uses one cluster per 10 records")
-        self.seed = QSpinBox()
-        self.seed.setRange(0, 2**31 - 1)
-        self.add_rows(
-            ("Vector set:", self.vector_set),
-            ("Clusters:", self.clusters),
-            ("Seed:", self.seed),
-            needs=self.vector_set,
-        )
+        self.params = self.add_options(ClusterOptions, vector_set=self.vector_set)
 
     def options(self) -> dict[str, Any]:
-        return {
-            "vector_set": self.vector_set.currentData(),
-            "n_clusters": self.clusters.value() or None,
-            "seed": self.seed.value(),
-        }
+        return {"vector_set": self.vector_set.currentData(), **self.params.values()}

@@ -115,7 +115,8 @@ class ParamForm(QWidget):
             help_text = plain_help(spec.help)
             tip = "\n\n".join(t for t in (help_text, f"Expected: {self.expects(spec)}.") if t)
             field.setToolTip(plain_tip(tip))
-            label = plain_label(f"{spec.label}{' *' if spec.required else ''}:")
+            unit = f" ({spec.unit})" if spec.unit is not None else ""
+            label = plain_label(f"{spec.label}{unit}{' *' if spec.required else ''}:")
             label.setToolTip(plain_tip(tip))
             label.setBuddy(field)
             self.fields[spec.name] = field
