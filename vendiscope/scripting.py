@@ -58,9 +58,11 @@ from vendiscope.core.base.jobs import (
     format_rate,
 )
 from vendiscope.core.clusters.options import ClusterOptions
+from vendiscope.core.io.options import ExportOptions, ImportOptions
 from vendiscope.core.maps.options import MapOptions
 from vendiscope.core.metrics.options import ScoreOptions
 from vendiscope.core.neighbors.options import CoverageOptions, NearDuplicateOptions
+from vendiscope.core.report.options import ReportOptions
 from vendiscope.core.selection.options import SelectOptions, selector_params
 from vendiscope.core.studies.options import (
     DEFAULT_METRICS,
@@ -68,6 +70,7 @@ from vendiscope.core.studies.options import (
     DEFAULT_TRAINER,
     StudyOptions,
 )
+from vendiscope.core.vectors.options import EmbedOptions, GradientOptions
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -305,10 +308,10 @@ class Project:
         path: str | Path,
         name: str | None = None,
         *,
-        format: str | None = None,
+        format: str | None = ImportOptions.format,
         mapping: dict[str, str] | Sequence[str] | FieldMapping | None = None,
         params: dict[str, Any] | None = None,
-        skip_bad: bool = False,
+        skip_bad: bool = ImportOptions.skip_bad,
         bad_report: str | Path | None = None,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
@@ -425,9 +428,9 @@ class Project:
         destination: str | Path,
         *,
         subset: str | None = None,
-        format: str | None = None,
+        format: str | None = ExportOptions.format,
         params: dict[str, Any] | None = None,
-        force: bool = False,
+        force: bool = ExportOptions.force,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> ExportResult:
@@ -446,15 +449,15 @@ class Project:
         dataset: str,
         *,
         model: str | None = None,
-        field: str = "auto",
+        field: str = EmbedOptions.field,
         name: str | None = None,
-        embedder: str = "sentence-transformers",
+        embedder: str = EmbedOptions.embedder,
         device: str | None = None,
         batch_size: int | None = None,
         params: dict[str, Any] | None = None,
-        reuse: bool = True,
+        reuse: bool = EmbedOptions.reuse,
         engine: str | None = None,
-        chunk_rows: int | None = None,
+        chunk_rows: int | None = EmbedOptions.chunk_rows,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> VectorJobResult:
@@ -476,17 +479,17 @@ class Project:
         self,
         dataset: str,
         *,
-        mode: str = "fast",
+        mode: str = GradientOptions.mode,
         model: str | None = None,
         device: str | None = None,
         batch_size: int | None = None,
         name: str | None = None,
         params: dict[str, Any] | None = None,
         engine: str | None = None,
-        chunk_rows: int | None = None,
+        chunk_rows: int | None = GradientOptions.chunk_rows,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
-        preset: str | None = None,
+        preset: str | None = GradientOptions.preset,
     ) -> VectorJobResult:
         """Projected per-example gradients of a proxy LM, G-Vendi's features
         (``vendiscope gradients``); resumes a stopped run.
@@ -762,16 +765,16 @@ class Project:
         dataset: str,
         destination: str | Path,
         *,
-        format: str | None = None,
+        format: str | None = ReportOptions.format,
         target: str | None = None,
         min_similarity: float = CoverageOptions.min_similarity,
         target_vectors: str | None = None,
         vectors: str | None = None,
-        compute: bool = False,
-        contributions: bool = True,
-        images: str = "png",
-        max_points: int = 200_000,
-        force: bool = False,
+        compute: bool = ReportOptions.compute,
+        contributions: bool = ReportOptions.contributions,
+        images: str = ReportOptions.images,
+        max_points: int = ReportOptions.max_points,
+        force: bool = ReportOptions.force,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
         radius: float | None = None,

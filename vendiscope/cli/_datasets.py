@@ -9,8 +9,10 @@ import typer
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import all_option, console, plugin_params, reports_errors
 from vendiscope.core.base.text import shown_path
+from vendiscope.core.io.options import ExportOptions, ImportOptions
 
 
 @app.command()
@@ -34,9 +36,8 @@ def import_(
     path: Annotated[Path, typer.Argument(help="A data file or folder.")],
     name: Annotated[str | None, typer.Option(help="Dataset name (default: file name).")] = None,
     format: Annotated[
-        str | None,
-        typer.Option("--format", "-f", help="Importer (see `vendiscope plugins`); default: guess."),
-    ] = None,
+        str | None, flag(ImportOptions, "format", "--format", "-f")
+    ] = ImportOptions.format,
     map_: Annotated[
         list[str] | None,
         typer.Option(
@@ -51,8 +52,8 @@ def import_(
         typer.Option("--param", "-p", help="Importer parameter NAME=VALUE, repeatable."),
     ] = None,
     skip_bad: Annotated[
-        bool, typer.Option("--skip-bad", help="Import good rows; write bad ones to a report.")
-    ] = False,
+        bool, flag(ImportOptions, "skip_bad", "--skip-bad")
+    ] = ImportOptions.skip_bad,
     bad_report: Annotated[
         Path | None,
         typer.Option(help="Where --skip-bad writes bad rows (default: beside the input)."),
@@ -203,14 +204,13 @@ def export(
     destination: Annotated[Path, typer.Argument(help="Output file or folder.")],
     subset: Annotated[str | None, typer.Option(help="Export only this subset.")] = None,
     format: Annotated[
-        str | None,
-        typer.Option("--format", "-f", help="jsonl, csv, parquet, hf-disk; default: from suffix."),
-    ] = None,
+        str | None, flag(ExportOptions, "format", "--format", "-f")
+    ] = ExportOptions.format,
     param: Annotated[
         list[str] | None,
         typer.Option("--param", "-p", help="Exporter parameter NAME=VALUE, repeatable."),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    force: Annotated[bool, flag(ExportOptions, "force", "--force")] = ExportOptions.force,
     json: JsonOpt = False,
 ) -> None:
     """Export a dataset or subset in its original schema, with a manifest beside it."""

@@ -8,8 +8,10 @@ import typer
 
 from vendiscope.cli import _json_output
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import console, plugin_params, reports_errors
 from vendiscope.cli._scale import AddressOpt, EngineOpt, GpusOpt, WorkersOpt, engine_choice
+from vendiscope.core.vectors.options import GradientOptions
 
 
 @app.command()
@@ -21,15 +23,8 @@ def gradients(
         str | None,
         typer.Option(help="Proxy LM folder or hub id (default: bundled SmolLM2-135M-Instruct)."),
     ] = None,
-    mode: Annotated[str, typer.Option(help="fast (LoGra-style) or exact.")] = "fast",
-    preset: Annotated[
-        str | None,
-        typer.Option(
-            help="paper (the default: all parameters, as Jung et al. 2025) or light (the last "
-            "4 blocks: about half the time and memory, needs more rows to tell groups apart). "
-            "--param values win over it."
-        ),
-    ] = None,
+    mode: Annotated[str, flag(GradientOptions, "mode")] = GradientOptions.mode,
+    preset: Annotated[str | None, flag(GradientOptions, "preset")] = GradientOptions.preset,
     device: Annotated[str | None, typer.Option(help="auto, cpu, cuda, cuda:1 ...")] = None,
     batch_size: Annotated[
         int | None, typer.Option(min=1, help="Most examples per batch (default 16 on a CPU).")
@@ -61,9 +56,8 @@ def gradients(
         ),
     ] = False,
     chunk_rows: Annotated[
-        int | None,
-        typer.Option(min=1, help="Records per committed chunk (a resume point); default 256."),
-    ] = None,
+        int | None, flag(GradientOptions, "chunk_rows")
+    ] = GradientOptions.chunk_rows,
     json: JsonOpt = False,
 ) -> None:
     """Compute projected per-example gradients of a proxy LM (the features of G-Vendi).

@@ -28,6 +28,7 @@ from vendiscope.cli._vector_sets import EmbeddingSetOpt, VectorSetOpt
 from vendiscope.core.base.text import shown_path
 from vendiscope.core.maps.options import MapOptions
 from vendiscope.core.neighbors.options import CoverageOptions
+from vendiscope.core.report.options import ReportOptions
 
 
 @app.command("map")
@@ -162,9 +163,8 @@ def report(
         Path, typer.Option("--output", "-o", help="The report file (.html, or .json).")
     ],
     format: Annotated[
-        str | None,
-        typer.Option("--format", "-f", help="html or json (default: from the suffix)."),
-    ] = None,
+        str | None, flag(ReportOptions, "format", "--format", "-f")
+    ] = ReportOptions.format,
     target: Annotated[
         str | None,
         typer.Option(help="Also measure coverage of this dataset (a benchmark, a held-out split)."),
@@ -173,23 +173,13 @@ def report(
     radius: RadiusOpt = None,
     target_vectors: EmbeddingSetOpt = None,
     vectors: EmbeddingSetOpt = None,
-    compute: Annotated[
-        bool,
-        typer.Option(
-            "--compute",
-            help="First run the missing cheap steps from existing vectors: scores, "
-            "near-duplicates, clusters, the map (UMAP: minutes on large data).",
-        ),
-    ] = False,
+    compute: Annotated[bool, flag(ReportOptions, "compute", "--compute")] = ReportOptions.compute,
     contributions: Annotated[
-        bool,
-        typer.Option(
-            help="Compute each source's contribution to the whole score (reads the vectors)."
-        ),
-    ] = True,
-    images: Annotated[str, typer.Option(help="Chart images: png or svg.")] = "png",
-    max_points: Annotated[int, typer.Option(min=1, help="Points drawn on the map.")] = 200_000,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+        bool, flag(ReportOptions, "contributions")
+    ] = ReportOptions.contributions,
+    images: Annotated[str, flag(ReportOptions, "images")] = ReportOptions.images,
+    max_points: Annotated[int, flag(ReportOptions, "max_points")] = ReportOptions.max_points,
+    force: Annotated[bool, flag(ReportOptions, "force", "--force")] = ReportOptions.force,
     json: JsonOpt = False,
 ) -> None:
     """Write a self-contained diversity audit of a dataset (one HTML file, or JSON).

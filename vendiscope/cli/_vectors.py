@@ -8,8 +8,10 @@ import typer
 
 from vendiscope.cli import _json_output
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
+from vendiscope.cli._options import flag
 from vendiscope.cli._output import console, plugin_params, reports_errors
 from vendiscope.cli._scale import AddressOpt, EngineOpt, GpusOpt, WorkersOpt, engine_choice
+from vendiscope.core.vectors.options import EmbedOptions
 
 
 @app.command()
@@ -21,25 +23,18 @@ def embed(
         str | None,
         typer.Option(help="Model folder or hub id (default: the bundled all-MiniLM-L6-v2)."),
     ] = None,
-    field: Annotated[
-        str,
-        typer.Option(help="Text to embed: auto, prompt, response, prompt+response, text, all."),
-    ] = "auto",
+    field: Annotated[str, flag(EmbedOptions, "field")] = EmbedOptions.field,
     name: Annotated[
         str | None, typer.Option(help="Vector set name (default: EMBEDDER/FIELD).")
     ] = None,
-    embedder: Annotated[
-        str, typer.Option(help="Embedder plugin (see `vendiscope plugins`).")
-    ] = "sentence-transformers",
+    embedder: Annotated[str, flag(EmbedOptions, "embedder")] = EmbedOptions.embedder,
     device: Annotated[str | None, typer.Option(help="auto, cpu, cuda, cuda:1 ...")] = None,
     batch_size: Annotated[int | None, typer.Option(min=1, help="Default: from memory.")] = None,
     param: Annotated[
         list[str] | None,
         typer.Option("--param", "-p", help="Other embedder parameter NAME=VALUE, repeatable."),
     ] = None,
-    reuse: Annotated[
-        bool, typer.Option(help="Reuse vectors of identical records embedded before.")
-    ] = True,
+    reuse: Annotated[bool, flag(EmbedOptions, "reuse")] = EmbedOptions.reuse,
     engine: EngineOpt = None,
     address: AddressOpt = None,
     workers: WorkersOpt = None,
@@ -52,10 +47,7 @@ def embed(
             "would take on this machine; compute nothing.",
         ),
     ] = False,
-    chunk_rows: Annotated[
-        int | None,
-        typer.Option(min=1, help="Records per committed chunk (a resume point); default 4096."),
-    ] = None,
+    chunk_rows: Annotated[int | None, flag(EmbedOptions, "chunk_rows")] = EmbedOptions.chunk_rows,
     json: JsonOpt = False,
 ) -> None:
     """Compute sentence embeddings for a dataset (resumes an interrupted run)."""

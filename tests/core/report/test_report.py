@@ -19,6 +19,7 @@ from vendiscope.core.base.errors import ExportError, ProjectError
 from vendiscope.core.io.importing import import_dataset
 from vendiscope.core.metrics.scoring import score_dataset
 from vendiscope.core.neighbors.search import clear_index_cache, find_near_duplicates
+from vendiscope.core.plugin_host.params import ParamError
 from vendiscope.core.report.build import audit_numbers, write_report
 from vendiscope.core.store.project import Project
 
@@ -234,7 +235,7 @@ def test_written_atomically_and_never_over_an_existing_file(
     with pytest.raises(ExportError, match="already exists"):
         write_report(project, "pool", destination)
     assert destination.read_text() == "old"
-    with pytest.raises(ProjectError, match="images must be one of png, svg"):
+    with pytest.raises(ParamError, match="images: expected one of 'png', 'svg', got 'gif'"):
         write_report(project, "pool", destination, force=True, images="gif")
     with pytest.raises(ProjectError, match="no dataset named 'nope'"):
         write_report(project, "pool", tmp_path / "b.html", target="nope")

@@ -25,16 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.neighbors.options import CoverageOptions, check_min_similarity
-from vendiscope.core.report.charts import MAX_POINTS, audit_charts
+from vendiscope.core.report.charts import audit_charts
 from vendiscope.core.report.compute import COMPUTE_STEPS, compute_missing
-from vendiscope.core.report.html import IMAGE_FORMATS, chart_image, report_html
+from vendiscope.core.report.html import chart_image, report_html
 from vendiscope.core.report.numbers import audit_numbers
+from vendiscope.core.report.options import FORMATS, IMAGE_FORMATS, ReportOptions
 from vendiscope.core.store.project import Project
-
-FORMATS = ("html", "json")
 
 
 @dataclass(frozen=True)
@@ -56,16 +54,16 @@ def write_report(
     dataset: str,
     destination: Path | str,
     *,
-    format: str | None = None,
-    force: bool = False,
+    format: str | None = ReportOptions.format,
+    force: bool = ReportOptions.force,
     target: str | None = None,
     radius: float = CoverageOptions.min_similarity,
     target_vector_set: str | None = None,
     vector_set: str | None = None,
     compute: Sequence[str] = (),
-    images: str = "png",
-    max_points: int = MAX_POINTS,
-    contributions: bool = True,
+    images: str = ReportOptions.images,
+    max_points: int = ReportOptions.max_points,
+    contributions: bool = ReportOptions.contributions,
     registry: Any = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
@@ -83,11 +81,12 @@ def write_report(
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
     destination = Path(destination)
+    options = ReportOptions(
+        format=format, images=images, max_points=max_points, contributions=contributions,
+        force=force,
+    )  # fmt: skip
+    format, images, max_points = options.format, options.images, options.max_points
     chosen = format or ("json" if destination.suffix.lower() == ".json" else "html")
-    if chosen not in FORMATS:
-        raise ProjectError(f"format must be one of {', '.join(FORMATS)}; got '{chosen}'")
-    if images not in IMAGE_FORMATS:
-        raise ProjectError(f"images must be one of {', '.join(IMAGE_FORMATS)}; got '{images}'")
     radius = check_min_similarity(radius)  # before any work
     check_destination(destination, force=force)
     project.dataset(dataset)

@@ -21,10 +21,11 @@ from typing import Any
 from vendiscope.core.base.errors import VendiscopeError
 from vendiscope.core.base.jobs import CancelToken, Progress
 from vendiscope.core.neighbors.options import CoverageOptions
+from vendiscope.core.report.options import ReportOptions
 from vendiscope.core.store.project import Project
 from vendiscope.core.view_data import data as viewdata
 
-MAX_POINTS = 200_000
+MAX_POINTS = ReportOptions.max_points
 SYNTHESIS_VIEW = "synthesis-curve"
 STUDY_VIEW = "study-scatter"
 

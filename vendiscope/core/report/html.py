@@ -13,9 +13,9 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from vendiscope.core.report.options import IMAGE_FORMATS
 from vendiscope.core.view_data import data as viewdata
 
-IMAGE_FORMATS = ("png", "svg")
 CHART_SIZE = (900, 520)
 
 

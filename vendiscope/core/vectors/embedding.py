@@ -33,6 +33,7 @@ from vendiscope.core.vectors.job import (
     measure,
     run_vector_job,
 )
+from vendiscope.core.vectors.options import FIELDS, EmbedOptions
 from vendiscope.core.vectors.reuse import ReuseCache, assemble_rows
 
 if TYPE_CHECKING:
@@ -40,8 +41,7 @@ if TYPE_CHECKING:
 
     from vendiscope.core.plugin_host.interfaces import Embedder
 
-FIELDS = ("auto", "prompt", "response", "prompt+response", "text", "all")
-DEFAULT_EMBEDDER = "sentence-transformers"
+DEFAULT_EMBEDDER = EmbedOptions.embedder
 
 
 def resolve_field(field: str, mapping: dict[str, Any]) -> str:
@@ -69,12 +69,12 @@ def embed_dataset(
     project: Project,
     dataset: str,
     *,
-    embedder: str = DEFAULT_EMBEDDER,
+    embedder: str = EmbedOptions.embedder,
     params: dict[str, Any] | None = None,
-    field: str = "auto",
+    field: str = EmbedOptions.field,
     name: str | None = None,
-    chunk_rows: int | None = None,
-    reuse: bool = True,
+    chunk_rows: int | None = EmbedOptions.chunk_rows,
+    reuse: bool = EmbedOptions.reuse,
     registry: PluginRegistry | None = None,
     engine: str | Engine | None = None,
     progress: Progress | None = None,
@@ -105,6 +105,13 @@ def embed_dataset(
     The result's ``counts`` hold ``embedded``, ``reused``, ``empty`` and ``truncated``.
     """
     cancel = cancel or CancelToken()
+    options = EmbedOptions(field=field, embedder=embedder, reuse=reuse, chunk_rows=chunk_rows)
+    field, embedder, reuse, chunk_rows = (
+        options.field,
+        options.embedder,
+        options.reuse,
+        options.chunk_rows,
+    )  # checked and typed once, here
     params = dict(params or {})
     field = resolve_field(field, project.dataset(dataset).field_mapping)
     instance: Embedder = (registry or default_registry()).create("embedder", embedder, **params)

@@ -33,6 +33,7 @@ from vendiscope.core.vectors.job import (
     measure,
     run_vector_job,
 )
+from vendiscope.core.vectors.options import GradientOptions
 from vendiscope.core.vectors.reuse import ReuseCache, assemble_rows, covers_dataset
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def featurize_dataset(
     featurizer: str = DEFAULT_FEATURIZER,
     params: dict[str, Any] | None = None,
     name: str | None = None,
-    chunk_rows: int | None = None,
+    chunk_rows: int | None = GradientOptions.chunk_rows,
     reuse: bool = True,
     registry: PluginRegistry | None = None,
     engine: str | Engine | None = None,

@@ -25,14 +25,14 @@ from vendiscope.core.clusters.options import ClusterOptions
 from vendiscope.core.maps.options import MapOptions
 from vendiscope.core.neighbors.options import NearDuplicateOptions
 from vendiscope.core.plugin_host.options import OperationOptions
+from vendiscope.core.vectors.options import EmbedOptions, GradientOptions
 from vendiscope.gui.widgets.param_form import ParamForm
-from vendiscope.gui.widgets.text import plain_label
+from vendiscope.gui.widgets.text import plain_label, plain_tip
 
 if TYPE_CHECKING:
     from vendiscope.core.store.vectors import VectorSetInfo
 
 DEVICES = ("auto", "cpu", "cuda")
-FIELDS = ("auto", "prompt", "response", "prompt+response", "text", "all")  # core.embedding.FIELDS
 
 
 class OptionsDialog(QDialog):
@@ -246,9 +246,11 @@ class EmbedDialog(OptionsDialog):
             "with the same model (in any dataset) are copied, not recomputed.",
             parent,
         )
+        field = EmbedOptions.spec("field")
         self.field = QComboBox()
-        self.field.addItems(FIELDS)
-        self.field.setToolTip("auto: prompt and response together when present, else text")
+        self.field.addItems([str(choice) for choice in field.choices])
+        self.field.setCurrentText(field.default)
+        self.field.setToolTip(plain_tip(field.help))
         self.model = QLineEdit()
         self.model.setPlaceholderText("bundled all-MiniLM-L6-v2 (offline)")
         self.device = _device_combo()
@@ -304,14 +306,12 @@ class FeaturizeDialog(OptionsDialog):
         for name, words in DESCRIPTIONS.items():
             self.preset.addItem(name, name)
             self.preset.setItemData(self.preset.count() - 1, words, Qt.ItemDataRole.ToolTipRole)
-        self.preset.setToolTip(
-            "paper: the gradient of every parameter (the default, as Jung et al. 2025).\n"
-            "light: the last 4 blocks only: about half the time and memory, needs more "
-            "records to tell groups apart (docs/gvendi.md, Resolution)."
-        )
+        self.preset.setToolTip(plain_tip(GradientOptions.spec("preset").help))
+        mode = GradientOptions.spec("mode")
         self.mode = QComboBox()
-        self.mode.addItems(["fast", "exact"])
-        self.mode.setToolTip("fast: LoGra-style factored projections; exact: full gradients")
+        self.mode.addItems([str(choice) for choice in mode.choices])
+        self.mode.setCurrentText(mode.default)
+        self.mode.setToolTip(plain_tip(mode.help))
         self.model = QLineEdit()
         self.model.setPlaceholderText("bundled SmolLM2-135M-Instruct (offline)")
         self.device = _device_combo()
