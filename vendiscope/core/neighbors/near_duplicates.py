@@ -11,6 +11,7 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.neighbors.algorithms.index import normalized
 from vendiscope.core.neighbors.cache import METRIC, get_index, query_batches, resolve_vector_set
 from vendiscope.core.neighbors.options import NearDuplicateOptions
+from vendiscope.core.neighbors.run_result import NearDuplicateResult
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import SubsetInfo
 from vendiscope.core.store.project import Project
@@ -76,21 +77,31 @@ class NearDuplicateReport:
         return sum(len(g) for g in self.groups)
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "vector_set": self.vector_set,
-            "computed_on": self.computed_on,
-            "threshold": self.threshold,
-            "k": self.k,
-            "records": self.n_records,
-            "groups": len(self.groups),
-            "records_in_groups": self.records_in_groups,
-            "redundant": self.redundant,
-            "largest_group": max((len(g) for g in self.groups), default=0),
-            "subset": self.subset.name if self.subset is not None else None,
-            "run_id": self.run_id,
-            "seconds": round(self.seconds, 3),
-        }
+        """The headline numbers, as the CLI and the API show them."""
+        return self.result().summary()
+
+    def result(self) -> NearDuplicateResult:
+        """What the run stores (its first groups listed, largest first)."""
+        listed = self.groups[:MAX_GROUPS_IN_RUN]
+        return NearDuplicateResult(
+            dataset=self.dataset,
+            vector_set=self.vector_set,
+            threshold=self.threshold,
+            k=self.k,
+            records=self.n_records,
+            groups=len(self.groups),
+            records_in_groups=self.records_in_groups,
+            redundant=self.redundant,
+            largest_group=max((len(g) for g in self.groups), default=0),
+            subset=self.subset.name if self.subset is not None else None,
+            run_id=self.run_id,
+            seconds=self.seconds,
+            computed_on=self.computed_on,
+            index=self.index,
+            group_sizes=[len(g) for g in listed],
+            group_positions=[list(g.positions[:MAX_GROUP_MEMBERS_IN_RUN]) for g in listed],
+            groups_truncated=len(self.groups) > len(listed),
+        )
 
 
 def near_duplicate_subset_name(threshold: float) -> str:
@@ -194,16 +205,7 @@ def find_near_duplicates(
             dataset, info.name, threshold, k, info.n_rows, groups, run.id, report_subset,
             built.describe(), seconds, resolve.describe(info, run.id),
         )  # fmt: skip
-        listed = groups[:MAX_GROUPS_IN_RUN]
-        result = {
-            **report.summary(),
-            "index": report.index,
-            "groups_listed": len(listed),
-            "groups_truncated": len(groups) > len(listed),
-            "group_sizes": [len(g) for g in listed],
-            "group_positions": [list(g.positions[:MAX_GROUP_MEMBERS_IN_RUN]) for g in listed],
-        }
-        run.finish(result, seconds=report.seconds)
+        run.finish(report.result().to_json(), seconds=report.seconds)
     return report
 
 

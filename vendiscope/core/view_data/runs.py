@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.metrics.run_result import ScoreRunResult
+from vendiscope.core.neighbors.run_result import NearDuplicateResult
 from vendiscope.core.selection.run_result import SelectionResult
 from vendiscope.core.store import vectors
 from vendiscope.core.store.models import RunInfo
@@ -184,20 +185,20 @@ def near_duplicate_summary(project: Project, dataset: str) -> dict[str, Any]:
     run = latest_run(project, dataset, "near-duplicates")
     if run is None:
         raise NotComputed("near-duplicates", command(project, "near-dups", dataset))
-    result = run.result or {}
+    stored = NearDuplicateResult.from_json(run.result)
     return {
         "run_id": run.id,
-        "vector_set": result.get("vector_set"),
-        "threshold": result.get("threshold"),
-        "records": result.get("records"),
-        "groups": result.get("groups", 0),
-        "records_in_groups": result.get("records_in_groups", 0),
-        "redundant": result.get("redundant", 0),
-        "largest_group": result.get("largest_group", 0),
-        "subset": result.get("subset"),
-        "group_sizes": result.get("group_sizes") or [],
-        "groups_truncated": bool(result.get("groups_truncated")),
-        "group_positions": result.get("group_positions") or [],
+        "vector_set": stored.vector_set,
+        "threshold": stored.threshold,
+        "records": stored.records,
+        "groups": stored.groups,
+        "records_in_groups": stored.records_in_groups,
+        "redundant": stored.redundant,
+        "largest_group": stored.largest_group,
+        "subset": stored.subset,
+        "group_sizes": stored.group_sizes,
+        "groups_truncated": stored.groups_truncated,
+        "group_positions": stored.group_positions,
     }
 
 

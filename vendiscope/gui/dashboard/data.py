@@ -178,16 +178,18 @@ def _near_duplicates(runs: list[RunInfo]) -> NearDuplicateSummary | None:
     found = [r for r in runs if r.kind == "near-duplicates" and r.result]
     if not found:
         return None
+    from vendiscope.core.neighbors.run_result import NearDuplicateResult
+
     run = found[-1]
-    result = run.result or {}
+    stored = NearDuplicateResult.from_json(run.result)
     return NearDuplicateSummary(
-        threshold=float(result.get("threshold", run.params.get("threshold", 0.0))),
-        groups=int(result.get("groups", 0)),
-        redundant=int(result.get("redundant", 0)),
-        records_in_groups=int(result.get("records_in_groups", 0)),
-        largest_group=int(result.get("largest_group", 0)),
+        threshold=stored.threshold,
+        groups=stored.groups,
+        redundant=stored.redundant,
+        records_in_groups=stored.records_in_groups,
+        largest_group=stored.largest_group,
         run_id=run.id,
-        vector_set=str(result.get("vector_set", run.params.get("vector_set", ""))),
+        vector_set=stored.vector_set,
     )
 
 
