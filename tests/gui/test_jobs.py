@@ -195,11 +195,23 @@ def _horizontal():
     return Qt.Orientation.Horizontal
 
 
-def test_the_embed_dialog_offers_the_fields_core_knows() -> None:
-    from vendiscope.core.vectors.embedding import FIELDS
-    from vendiscope.gui.dialogs import pipeline_dialogs
+def test_the_embed_dialog_offers_the_fields_core_knows(qtbot) -> None:
+    import subprocess
+    import sys
 
-    assert pipeline_dialogs.FIELDS == FIELDS  # kept in the GUI so start-up skips SQLAlchemy
+    from vendiscope.core.vectors.embedding import FIELDS
+    from vendiscope.gui.dialogs.pipeline_dialogs import EmbedDialog
+
+    dialog = EmbedDialog("tiny")
+    qtbot.addWidget(dialog)
+    offered = tuple(dialog.field.itemText(i) for i in range(dialog.field.count()))
+    assert offered == FIELDS and dialog.field.currentText() == "auto"
+    # the dialogs read the options without loading SQLAlchemy (start-up stays quick)
+    probe = (
+        "import sys, vendiscope.gui.dialogs.pipeline_dialogs\nprint('sqlalchemy' in sys.modules)"
+    )
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert found.stdout.strip() == "False", found.stderr
 
 
 def test_opening_another_project_clears_the_jobs_of_the_one_before(

@@ -78,10 +78,8 @@ def _missing(numbers: dict[str, Any], section: str) -> str:
     for item in numbers["missing"]:
         if item["section"] != section:
             continue
-        if item.get("command"):
-            commands = " then ".join(
-                f"<code>{_e(c)}</code>" for c in item["command"].split("` then `")
-            )
+        if item.get("commands"):
+            commands = " then ".join(f"<code>{_e(c)}</code>" for c in item["commands"])
             parts.append(
                 f'<p class="missing">{_e(item["what"])}: not computed — run {commands}</p>'
             )

@@ -62,7 +62,13 @@ def audit_numbers(
             return get()
         except viewdata.NotComputed as exc:
             missing.append(
-                {"section": section, "what": exc.what, "command": exc.command, "message": str(exc)}
+                {
+                    "section": section,
+                    "what": exc.what,
+                    "command": exc.command,
+                    "commands": list(exc.commands),
+                    "message": str(exc),
+                }
             )
         except VendiscopeError as exc:
             missing.append(
@@ -131,11 +137,13 @@ def audit_numbers(
     selections = viewdata.selection_runs(project, dataset)
     numbers["selections"] = [_selection_numbers(s) for s in selections]
     if not selections:
+        selecting = viewdata.command(project, "select", dataset, "-k", "K")
         missing.append(
             {
                 "section": "selections",
                 "what": "selection runs",
-                "command": viewdata.command(project, "select", dataset, "-k", "K"),
+                "command": str(selecting),
+                "commands": [str(selecting)],
                 "message": "no selection runs yet",
             }
         )

@@ -7,6 +7,7 @@ in the middle and in full in their tooltips.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, Signal
@@ -54,6 +55,8 @@ class ProjectPanel(QWidget):
         self.document = document
         self.model = ProjectTreeModel(document, self)
         self.context_actions = lambda node: []
+        self.resume_action: Callable[[Node], QAction | None] | None = None
+        """Makes a node's "Resume" action (the window sets its pipeline's); None: no resuming."""
         self.tree = QTreeView()
         self.tree.setObjectName("projectTree")
         self.tree.setModel(self.model)
@@ -91,7 +94,6 @@ class ProjectPanel(QWidget):
         document.opened.connect(lambda _loc: self._show_page())
         document.closed.connect(self._show_page)
         self.model.rebuilt.connect(self._show_page)
-        self.import_requested.connect(self._import_through_window)
 
     def _empty_page(self) -> QWidget:
         page = QWidget()
@@ -122,12 +124,6 @@ class ProjectPanel(QWidget):
             self.stack.setCurrentWidget(self.empty)
         else:
             self.stack.setCurrentWidget(self.tree)
-
-    def _import_through_window(self) -> None:
-        """What File > Import data… does (the window's file commands), when there is one."""
-        files = getattr(self.window(), "files", None)
-        if files is not None and hasattr(files, "import_data"):
-            files.import_data()
 
     def sizeHint(self) -> QSize:
         return QSize(PANEL_WIDTH, super().sizeHint().height())
@@ -205,6 +201,5 @@ class ProjectPanel(QWidget):
 
     def resume_actions(self, node: Node) -> list[QAction]:
         """ "Resume" on an interrupted vector set (the window's pipeline submits the job)."""
-        make = getattr(getattr(self.window(), "pipeline", None), "resume_action", None)
-        action = make(node) if make is not None else None
+        action = self.resume_action(node) if self.resume_action is not None else None
         return [action] if action is not None else []

@@ -98,6 +98,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.central)
 
         self.pipeline = PipelineActions(self.document, self.jobs, self.current_dataset, self)
+        self.project_panel.import_requested.connect(self.files.import_data)
+        self.project_panel.resume_action = self.pipeline.resume_action
         self.actions_ = WindowActions(self)
         self.toolbar = self.actions_.build_toolbar(self)
         self.addToolBar(self.toolbar)
