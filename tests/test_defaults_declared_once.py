@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from vendiscope.core.clusters.options import FilterOptions
 from vendiscope.core.maps.options import MapOptions
+from vendiscope.core.metrics.options import ScoreOptions
 from vendiscope.core.neighbors.options import CoverageOptions, NearDuplicateOptions
+from vendiscope.core.report.options import ReportOptions
 from vendiscope.core.selection.options import DEFAULT_METHOD, selector_params
 from vendiscope.core.studies.algorithms.spec import PlanSpec
 from vendiscope.core.studies.options import DEFAULT_SIZE, DEFAULT_TRAINER, StudyOptions
@@ -91,6 +94,21 @@ DEFAULTS = {
     "study pilot": ("pilot", StudyOptions.pilot, "core/studies/options.py"),
     "study subset size": (r"size|DEFAULT_SIZE", DEFAULT_SIZE, "core/studies/options.py"),
     "study trainer": (r"trainer|DEFAULT_TRAINER", DEFAULT_TRAINER, "core/studies/options.py"),
+    "map points drawn": (
+        r"max_points|MAX_\w*POINTS",
+        ReportOptions.max_points,
+        "core/view_data/constants.py",
+    ),
+    "score random draws": (
+        r"random_draws|DEFAULT_DRAWS|draws",
+        ScoreOptions.random_draws,
+        "core/metrics/options.py",
+    ),
+    "filter random trials": (
+        r"random_trials|trials",
+        FilterOptions.random_trials,
+        "core/clusters/options.py",
+    ),
 }
 KEYWORDS = {"selection method": False}
 

@@ -91,7 +91,7 @@ Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`;
 :class:`Trainer`, :class:`Evaluation`, :class:`TrainingOutcome`, :class:`TrainingCost` (the
 ``trainer`` kind), :func:`final_answer` and :func:`same_answer`; 1.6 added the algorithms
 and toolkits the built-in plugins are made of (above); 1.7 added :class:`Unit` and
-:class:`Label` (``ParamSpec.unit`` and ``ParamSpec.title``).
+:class:`Label` (``ParamSpec.unit`` and ``ParamSpec.title``) and :data:`MAX_MAP_POINTS`.
 """
 
 from __future__ import annotations
@@ -162,6 +162,7 @@ from vendiscope.core.plugin_host.params import (
 )
 from vendiscope.core.studies.algorithms.answers import final_answer, same_answer
 from vendiscope.core.view_data.colouring import DISTINCT_COLOURS, default_map_colour
+from vendiscope.core.view_data.constants import MAX_MAP_POINTS
 from vendiscope.core.view_data.missing import NotComputed
 from vendiscope.core.view_data.protocol import (
     MAX_CONTRIBUTION_SOURCES,
@@ -296,6 +297,7 @@ __all__ = [
     "DISTINCT_COLOURS",
     "KINDS",
     "MAX_CONTRIBUTION_SOURCES",
+    "MAX_MAP_POINTS",
     "METRIC_TITLES",
     "NO_SOURCE",
     "VENDI_METRICS",

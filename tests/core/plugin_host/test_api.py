@@ -12,12 +12,12 @@ import vendiscope.api as api
 from vendiscope.core.base import errors, jobs, text
 from vendiscope.core.plugin_host import PluginRegistry, charts, interfaces, manifest, params
 from vendiscope.core.studies.algorithms import answers
-from vendiscope.core.view_data import colouring, missing, protocol
+from vendiscope.core.view_data import colouring, constants, missing, protocol
 
 
 def test_the_facade_re_exports_the_real_objects() -> None:
     homes = (charts, errors, jobs, interfaces, manifest, params, missing, protocol, text, answers,
-             colouring)  # fmt: skip
+             colouring, constants)  # fmt: skip
     for name in set(api.__all__) - set(api._LAZY):
         value = getattr(api, name)
         assert any(getattr(home, name, None) is value for home in homes), name
@@ -27,7 +27,7 @@ def test_the_facade_re_exports_the_real_objects() -> None:
         "PluginManifest", "Contribution", "API_VERSION",
         "Progress", "CancelToken", "Cancelled", "NullProgress",
         "InputError", "Location", "ExportError", "PluginError",
-        "Range", "Choices", "ParamSpec", "describe_params", "coerce_params",
+        "Range", "Choices", "Unit", "Label", "ParamSpec", "describe_params", "coerce_params",
         "Chart", "ScatterSeries", "validate_chart",
         "ViewData", "view_data", "NotComputed", "VENDI_METRICS", "METRIC_TITLES",
         "Generator", "Generation", "Message",

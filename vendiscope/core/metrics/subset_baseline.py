@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from vendiscope.core.metrics.algorithms import vendi
+from vendiscope.core.metrics.options import ScoreOptions
 
 LEVEL = 0.95
 """The random range is the central 95% of the draws (2.5th to 97.5th percentile)."""
@@ -36,7 +37,7 @@ def random_baseline(
     size: int,
     value: float,
     *,
-    draws: int = 20,
+    draws: int = ScoreOptions.random_draws,
     seed: int = 0,
     q: float | str = 1.0,
     normalize: bool = True,

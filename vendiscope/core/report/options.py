@@ -11,6 +11,7 @@ from typing import Annotated
 
 from vendiscope.core.plugin_host.options import OperationOptions
 from vendiscope.core.plugin_host.params import Choices, Label, Range, Unit
+from vendiscope.core.view_data.constants import MAX_MAP_POINTS
 
 FORMATS = ("html", "json")
 IMAGE_FORMATS = ("png", "svg")
@@ -34,7 +35,7 @@ class ReportOptions(OperationOptions):
     ] = "png"
     max_points: Annotated[
         int, Range(1), Unit("points"), Label("Points on the map"), "Points drawn on the map."
-    ] = 200_000
+    ] = MAX_MAP_POINTS
     contributions: Annotated[
         bool,
         Label("Source contributions"),

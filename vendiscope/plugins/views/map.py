@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from vendiscope.api import (
+    MAX_MAP_POINTS,
     NO_SOURCE,
     FromProject,
     NotComputed,
@@ -62,7 +63,7 @@ class MapView(View):
         projection: Annotated[
             str | None, FromProject("vector_set", ("projection",), none="the latest map")
         ] = None,
-        max_points: Annotated[int, Range(1)] = 200_000,
+        max_points: Annotated[int, Range(1)] = MAX_MAP_POINTS,
         seed: int = 0,
     ) -> None:
         self.color_by = color_by
