@@ -46,7 +46,7 @@ def choose_exporter(destination: Path, format: str | None, registry: PluginRegis
         return format
     name = destination.name.lower()
     by_suffix = {
-        c.meta.get("suffix"): c.name
+        str(c.meta["suffix"]): c.name
         for c in registry.contributions("exporter")
         if c.meta.get("suffix")
     }

@@ -246,7 +246,8 @@ class RunMonitor(QWidget):
         self.cancel_button.setEnabled(live is not None and not live.cancel_token.cancelled)
         can_start = self.document.writable and self.window_ is not None and live is None
         stopped = run is not None and run.status in ("cancelled", "failed", "interrupted")
-        self.resume_button.setEnabled(can_start and stopped and self._resumable(run))
+        resumable = run is not None and self._resumable(run)
+        self.resume_button.setEnabled(can_start and stopped and resumable)
         self.new_button.setEnabled(can_start)
         self._update_own_buttons(can_start)
 

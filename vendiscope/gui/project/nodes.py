@@ -185,7 +185,7 @@ def run_label(run: RunInfo) -> str:
     """``#12 score: G-Vendi`` and the like."""
     what = run.kind
     if run.kind == "metric":
-        metric = run.params.get("metric")
+        metric = str(run.params.get("metric"))
         what = {"gvendi": "G-Vendi", "vendi": "embedding-Vendi"}.get(metric, f"metric {metric}")
     elif run.kind in ("embedding", "gradient"):
         what = f"{run.kind} ({run.plugin.partition(':')[2]})"

@@ -54,7 +54,7 @@ class ProjectPanel(QWidget):
         super().__init__(parent)
         self.document = document
         self.model = ProjectTreeModel(document, self)
-        self.context_actions = lambda node: []
+        self.context_actions: Callable[[Node], list[QAction | None]] = lambda node: []
         self.resume_action: Callable[[Node], QAction | None] | None = None
         """Makes a node's "Resume" action (the window sets its pipeline's); None: no resuming."""
         self.tree = QTreeView()
