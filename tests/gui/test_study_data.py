@@ -53,7 +53,8 @@ def test_each_state_of_a_study_says_where_it_stands() -> None:
     assert data.status_text(run("running", None)) == "Running: making the plan."
     runs = [{"subset": "random-01", "seed": 0, "run": 1}, {"subset": "random-02", "seed": 1,
                                                            "run": 2}]  # fmt: skip
-    going = {"runs": runs, "runs_total": 10}
+    going = {"name": "study-1", "pool": "pool", "target": "held-out", "runs": runs,
+             "runs_total": 10}  # fmt: skip
     assert data.last_run_text(going) == "run 2 (random-02, seed 2)"
     assert data.status_text(run("running", going), "run 3/10 (random-03, seed 1): training") == (
         "Running: 2 of 10 training runs done — now run 3/10 (random-03, seed 1): training."
@@ -87,8 +88,12 @@ def test_no_result_yet_gives_empty_tables_and_no_chart() -> None:
     assert data.chart({}, "g-vendi") is None and data.chart(None, None) is None
     assert data.subset_table(None)[1] == [] and data.evidence_table({}) == []
     assert data.verdict_text({}) == "" and data.note_text(None) == ""
-    assert data.outcome_choices({"checkable": 4})[1] == ("accuracy_gain", "Target accuracy gain")
+    started = {"name": "study-1", "pool": "pool", "target": "held-out", "runs": []}
+    assert data.outcome_choices({**started, "checkable": 4})[1] == (
+        "accuracy_gain", "Target accuracy gain",
+    )  # fmt: skip
     assert data.outcome_choices({}) == [("improvement", "Target loss improvement")]
+    assert data.outcome_choices(started) == [("improvement", "Target loss improvement")]
     assert data.number(None) == "" and data.number(float("nan")) == ""
     assert data.p_value(0.0001) == "< 0.001" and data.p_value(0.25) == "0.250"
 

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from vendiscope import __version__
-from vendiscope.core.base.errors import VendiscopeError
+from vendiscope.core.base.errors import ProjectError, VendiscopeError
 from vendiscope.core.io.sampling import sample_origin
 from vendiscope.core.neighbors.options import CoverageOptions
 from vendiscope.core.store.project import Project
@@ -282,6 +282,7 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
         subset_rows,
         verdict,
     )
+    from vendiscope.core.studies.run_result import StudyResult
 
     try:
         runs = viewdata.study_runs(project, dataset)
@@ -292,10 +293,11 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
         result, params = run["result"], run["params"]
         what = f"study run {run['run_id']}"
         try:
-            metrics = {m: metric_label(result, m) for m in result.get("metrics") or {}}
+            study = StudyResult.from_json(result, run_id=run["run_id"])
+            metrics = {m: metric_label(result, m) for m in study.metrics}
             evidence = evidence_rows(result, "improvement")
             rows = subset_rows(result, "improvement")
-        except ValueError as exc:
+        except (ValueError, ProjectError) as exc:
             missing.append(
                 {"section": "studies", "what": what, "command": None, "message": f"{what}: {exc}"}
             )

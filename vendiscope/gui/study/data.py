@@ -21,6 +21,7 @@ from vendiscope.gui.jobs.tasks import opened
 if TYPE_CHECKING:
     from vendiscope.core.store.models import RunInfo
     from vendiscope.core.store.project import Project
+    from vendiscope.core.studies.run_result import StudyResult
 
 LARGEST_DEFAULT_SIZE = DEFAULT_SIZE
 """The default subset size: a quarter of the pool, at most this many rows."""
@@ -158,14 +159,17 @@ def study_runs(project: Project, dataset: str) -> list[RunInfo]:
     return runs_of(project, dataset)
 
 
+def read(result: Mapping[str, Any] | None) -> StudyResult | None:
+    """A study run's stored result, typed (None before the run has stored one)."""
+    from vendiscope.core.studies.run_result import StudyResult
+
+    return StudyResult.from_json(result) if result else None
+
+
 def run_names(run: RunInfo) -> tuple[str, str, str]:
-    """``(pool, target, name)`` of a study run."""
+    """``(pool, target, name)`` of a study run (its parameters say them from the start)."""
     params = run.params or {}
-    result = run.result or {}
-    pool = str(params.get("pool") or result.get("pool") or "")
-    target = str(params.get("target") or result.get("target") or "")
-    name = str(params.get("name") or result.get("name") or "")
-    return pool, target, name
+    return str(params["pool"]), str(params["target"]), str(params["name"])
 
 
 def run_options(run: RunInfo, *, force: bool | None = None) -> dict[str, Any]:
@@ -182,9 +186,8 @@ def run_options(run: RunInfo, *, force: bool | None = None) -> dict[str, Any]:
 
 def progress_counts(result: Mapping[str, Any] | None) -> tuple[int, int | None]:
     """``(runs done, runs planned)``; planned is None before the plan is made."""
-    result = result or {}
-    total = result.get("runs_total")
-    return len(result.get("runs") or []), int(total) if total else None
+    study = read(result)
+    return (0, None) if study is None else (study.done, study.runs_total or None)
 
 
 def run_label(run: RunInfo) -> str:
@@ -199,17 +202,19 @@ def run_label(run: RunInfo) -> str:
 
 def refused(run: RunInfo | None) -> bool:
     """Whether the study stopped after its pilot because seed noise swamps it."""
+    study = read(run.result) if run is not None else None
     return (
         run is not None
         and run.status != "complete"
-        and (run.result or {}).get("stopped") == "refused"
+        and study is not None
+        and (study.stopped == "refused")
     )
 
 
 def refusal_text(run: RunInfo) -> str:
     """Why the pilot stopped the study, and what Run anyway does."""
-    pilot = (run.result or {}).get("pilot") or {}
-    detail = str(pilot.get("detail") or "").strip()
+    study = read(run.result)
+    detail = study.pilot_detail if study is not None else ""
     if not detail:
         detail = short_error(run.error or "").removeprefix("the study stops after its pilot: ")
         detail = detail.split(". Change the plan")[0]
@@ -221,20 +226,18 @@ def refusal_text(run: RunInfo) -> str:
 
 def last_run_text(result: Mapping[str, Any] | None) -> str:
     """The latest finished training run: ``run 4 (random-02, seed 2)``, or ``""``."""
-    runs = (result or {}).get("runs") or []
-    if not runs:
+    study = read(result)
+    if study is None or not study.runs:
         return ""
-    last = runs[-1]
-    number, seed = int(last.get("run", len(runs))), int(last.get("seed", 0)) + 1
-    return f"run {number} ({last.get('subset')}, seed {seed})"
+    last = study.runs[-1]
+    return f"run {last.number} ({last.subset}, seed {last.seed + 1})"
 
 
 def status_text(run: RunInfo | None, current: str = "") -> str:
     """One line on how the study stands (``current``: what its job is doing now)."""
     if run is None:
         return "Waiting for the study to start (loading the trainer's model can take a minute)."
-    result = run.result or {}
-    done, total = progress_counts(result)
+    done, total = progress_counts(run.result)
     counted = f"{done:,} of {total:,} training runs done" if total else "making the plan"
     if run.status == "running":
         now = f" — now {current}" if current else ""
@@ -274,7 +277,8 @@ MENU_FOR_COMMAND = {
 def notes_text(result: Mapping[str, Any] | None) -> str:
     """The study's notes (skipped metrics, rows shared with the target), as sentences that
     name the app's menus rather than commands."""
-    notes = [app_note(note) for note in (result or {}).get("notes") or []]
+    study = read(result)
+    notes = [app_note(note) for note in (study.notes if study is not None else ())]
     return " ".join(n for n in notes if n)
 
 
@@ -290,14 +294,15 @@ def app_note(note: str) -> str:
 # ----------------------------------------------------------------------------- the chart
 def metric_choices(result: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     """``(metric, label)`` of each metric the study scored, in its order."""
-    metrics = (result or {}).get("metrics") or {}
-    return [(name, str(entry.get("label") or name)) for name, entry in metrics.items()]
+    study = read(result)
+    return list(study.metrics.items()) if study is not None else []
 
 
 def outcome_choices(result: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     """``(outcome, label)``: the loss improvement, and the accuracy gain where measured."""
     choices = [("improvement", OUTCOME_TEXT["improvement"])]
-    if (result or {}).get("checkable"):
+    study = read(result)
+    if study is not None and study.checkable > 0:
         choices.append(("accuracy_gain", OUTCOME_TEXT["accuracy_gain"]))
     return choices
 
