@@ -40,7 +40,9 @@ def clusters(
             opened, dataset, vector_set=vectors, n_clusters=n_clusters, seed=seed,
             progress=RichProgress(),
         )  # fmt: skip
-        examples = opened.run(report.run_id).result["examples"]
+        from vendiscope.core.clusters.run_result import ClusterResult
+
+        examples = ClusterResult.from_json(opened.run(report.run_id).result).examples
         listed = list(examples.items())[:show]
         records = records_at(opened, dataset, [p for _, ps in listed for p in ps])
     if json:

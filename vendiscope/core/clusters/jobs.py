@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.clusters.options import ClusterOptions, FilterOptions
+from vendiscope.core.clusters.run_result import ClusterResult
 from vendiscope.core.metrics.algorithms import vendi
 from vendiscope.core.store import subsets, vectors
 from vendiscope.core.store.models import RunInfo, SubsetInfo
@@ -130,9 +131,11 @@ def cluster_dataset(
             dataset, target.name, k, sizes, sparse, float(np.median(sizes)), labels_set, run.id,
             run.seconds, resolve.describe(target, run.id),
         )  # fmt: skip
-        run.finish({**report.summary(), "sizes": sizes, "sparse": sparse,
-                    "examples": _examples(clustering.labels, sizes, sparse)},
-                   seconds=report.seconds)  # fmt: skip
+        stored = ClusterResult(
+            dataset, target.name, labels_set, sizes, sparse, report.median_size, run.id,
+            report.seconds, report.computed_on, _examples(clustering.labels, sizes, sparse),
+        )  # fmt: skip
+        run.finish(stored.to_json(), seconds=report.seconds)
     return report
 
 
@@ -146,12 +149,12 @@ def _store_labels(
     return name
 
 
-def _examples(labels: np.ndarray, sizes: list[int], sparse: list[int]) -> dict[str, list[int]]:
+def _examples(labels: np.ndarray, sizes: list[int], sparse: list[int]) -> dict[int, list[int]]:
     """A few member positions of the smallest sparse clusters, for the report and the GUI."""
     import numpy as np
 
     listed = sorted(sparse, key=lambda c: (sizes[c], c))[:LISTED_SPARSE]
-    return {str(c): np.flatnonzero(labels == c)[:EXAMPLES_PER_CLUSTER].tolist() for c in listed}
+    return {c: np.flatnonzero(labels == c)[:EXAMPLES_PER_CLUSTER].tolist() for c in listed}
 
 
 def latest_cluster_run(project: Project, dataset: str) -> RunInfo:
@@ -172,7 +175,7 @@ def cluster_labels(project: Project, dataset: str, run: RunInfo) -> np.ndarray:
     """The cluster label of each record from a clustering run (int64)."""
     import numpy as np
 
-    column = vectors.load(project, dataset, run.result["labels"])[:, 0]
+    column = vectors.load(project, dataset, ClusterResult.from_json(run.result).labels)[:, 0]
     return column.astype(np.int64)
 
 
@@ -275,7 +278,7 @@ def filter_candidates(
         pool_rows = vectors.load(project, pool, pool_set.name)
         new_rows = vectors.load(project, candidates, candidate_set.name)
         cancel.raise_if_cancelled()
-        kept = _kept(pool_rows, labels, run.result["sparse"], new_rows)
+        kept = _kept(pool_rows, labels, ClusterResult.from_json(run.result).sparse, new_rows)
         cancel.raise_if_cancelled()
         base, with_kept, with_random = _vendi_gains(pool_rows, new_rows, kept, random_trials, seed)
         subset = None

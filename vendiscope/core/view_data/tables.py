@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.clusters.run_result import ClusterResult
 from vendiscope.core.neighbors.options import CoverageOptions
 from vendiscope.core.store import vectors
 from vendiscope.core.store.view_queries import record_sources
@@ -167,14 +168,13 @@ def cluster_table(project: Project, dataset: str, subset: str | None = None) -> 
     from vendiscope.core.store import subsets
 
     run = cluster_run(project, dataset)
-    result = run.result or {}
-    sizes = [int(s) for s in result["sizes"]]
-    sparse = sorted(int(c) for c in result.get("sparse", []))
+    stored = ClusterResult.from_json(run.result)
+    sizes, sparse = stored.sizes, stored.sparse
     table: dict[str, Any] = {
         "run_id": run.id,
-        "vector_set": result.get("vector_set"),
+        "vector_set": stored.vector_set,
         "n_clusters": len(sizes),
-        "median_size": float(result.get("median_size", float(np.median(sizes)))),
+        "median_size": stored.median_size,
         "sizes": sizes,
         "sparse": sparse,
         "records_in_sparse": int(sum(sizes[c] for c in sparse)),
@@ -200,10 +200,9 @@ def sparse_cluster_examples(
     project: Project, dataset: str, *, limit: int = 10, width: int = 200
 ) -> list[dict[str, Any]]:
     """The smallest sparse clusters (up to ``limit``) with example records (from the run)."""
-    run = cluster_run(project, dataset)
-    result = run.result or {}
-    sizes = result["sizes"]
-    listed = list((result.get("examples") or {}).items())[:limit]
+    stored = ClusterResult.from_json(cluster_run(project, dataset).result)
+    sizes = stored.sizes
+    listed = list(stored.examples.items())[:limit]
     texts = record_texts(project, dataset, [p for _, ps in listed for p in ps], width)
     return [
         {"cluster": int(c), "size": int(sizes[int(c)]),

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.clusters.run_result import ClusterResult
 from vendiscope.core.maps.jobs import FEATURE_KINDS  # what a map is drawn from, preferred first
 from vendiscope.gui.jobs.tasks import opened
 
@@ -83,6 +84,8 @@ def choices_of(project: Project, dataset: str) -> MapChoices:
     complete = vectors.complete_sets(project, dataset)
     runs = [r for r in project.runs(dataset) if r.status == "complete" and r.result]
     clusters = [r for r in runs if r.kind == "clusters"]
+    last = clusters[-1] if clusters else None
+    latest = ClusterResult.from_json(last.result) if last is not None and last.result else None
     by_id = {r.id: r for r in runs}
     scores = [
         (s.name, _score_title(s, by_id.get(s.run_id) if s.run_id is not None else None))
@@ -94,8 +97,8 @@ def choices_of(project: Project, dataset: str) -> MapChoices:
         maps=[s.name for s in reversed(complete) if s.kind == "projection" and s.dim == 2],
         feature_sets=[s.name for s in feature_sets(project, dataset, FEATURE_KINDS, min_dim=2)],
         cluster_run=clusters[-1].id if clusters else None,
-        clusters=len((clusters[-1].result or {}).get("sizes", [])) if clusters else 0,
-        sparse_clusters=len((clusters[-1].result or {}).get("sparse", [])) if clusters else 0,
+        clusters=latest.n_clusters if latest is not None else 0,
+        sparse_clusters=len(latest.sparse) if latest is not None else 0,
         has_sources="source" in roles,  # the mapping says so: no scan of the records
         scores=scores,
         subsets=[(s.name, s.size) for s in reversed(project.subsets(dataset))],
@@ -192,8 +195,8 @@ def _clusters(project: Project, dataset: str, by: str) -> Colouring:
 
     run = latest_cluster_run(project, dataset)
     labels = cluster_labels(project, dataset, run).astype(np.int32)
-    sizes = [int(s) for s in (run.result or {})["sizes"]]
-    sparse = sorted(int(c) for c in (run.result or {}).get("sparse", []))
+    stored = ClusterResult.from_json(run.result)
+    sizes, sparse = stored.sizes, stored.sparse
     if by == "sparse":
         is_sparse = np.zeros(len(sizes), dtype=np.int32)
         is_sparse[np.asarray(sparse, dtype=np.int64)] = 1
