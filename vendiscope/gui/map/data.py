@@ -106,8 +106,10 @@ def choices_of(project: Project, dataset: str) -> MapChoices:
 
 
 def _score_title(info: Any, run: Any) -> str:
-    details = (run.result or {}).get("details", {}) if run is not None else {}
-    kind = details.get("per_record") or "score"
+    from vendiscope.core.metrics.run_result import ScoreRunResult
+
+    stored = ScoreRunResult.from_json(run.result, run_id=run.id) if run is not None else None
+    kind = (stored.details.get("per_record") if stored is not None else None) or "score"
     metric = (run.params or {}).get("metric", "") if run is not None else ""
     label = {"gvendi": "G-Vendi", "vendi": "embedding-Vendi"}.get(metric, metric)
     return f"{kind} ({label}, run #{info.run_id})" if label else f"{kind} ({info.name})"

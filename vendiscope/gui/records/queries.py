@@ -116,7 +116,9 @@ def score_column_text(name: str, scored: str, run: RunInfo | None) -> tuple[str,
     """A score column's title, ``Leverage (gradients/fast)``, and its tooltip (the run and
     its parameters, and what the score means)."""
     metric = run.params.get("metric", "") if run is not None else ""
-    details = (run.result or {}).get("details", {}) if run is not None else {}
+    from vendiscope.core.metrics.run_result import ScoreRunResult
+
+    details = ScoreRunResult.from_json(run.result, run_id=run.id).details if run is not None else {}
     kind = str(details.get("per_record") or "score")
     label = METRIC_LABELS.get(metric, metric or "metric")
     title = f"{kind.capitalize()} ({scored})"
