@@ -117,7 +117,8 @@ def resolution_checks(project: Project, dataset: str) -> dict[str, dict[str, Any
     checks = {}
     for metric in VENDI_METRICS:
         run = score_run(project, dataset, metric)
-        found = ((run.result or {}).get("details") or {}).get("group_check") if run else None
+        details = ScoreRunResult.from_json(run.result, run_id=run.id).details if run else {}
+        found = details.get("group_check")
         if isinstance(found, dict) and found.get("metric"):
             checks[str(found["metric"])] = found
     return checks
@@ -162,7 +163,9 @@ def per_record_score_runs(project: Project, dataset: str) -> list[dict[str, Any]
             continue
         run = runs.get(info.run_id) if info.run_id is not None else None
         params = run.params if run is not None else {}
-        details = (run.result or {}).get("details", {}) if run is not None else {}
+        details = (
+            ScoreRunResult.from_json(run.result, run_id=run.id).details if run is not None else {}
+        )
         score = str(details.get("per_record") or "score")
         metric = str(params.get("metric") or "")
         scored = str(params.get("vector_set") or (info.params or {}).get("vector_set") or info.name)
