@@ -15,6 +15,7 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.maps.algorithms import projection
 from vendiscope.core.maps.options import MapOptions
+from vendiscope.core.maps.run_result import MapResult
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
@@ -45,19 +46,17 @@ class MapReport:
     """The vectors it maps, as :func:`vendiscope.core.vectors.resolve.describe` says."""
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "vector_set": self.source,
-            "computed_on": self.computed_on,
-            "map": self.name,
-            "method": self.method,
-            "fitted_rows": self.fitted_rows,
-            "placed_rows": self.placed_rows,
-            "trustworthiness": self.trustworthiness,
-            "run_id": self.run_id,
-            "seconds": round(self.seconds, 3),
-            **{k: v for k, v in self.details.items() if k != "index"},
-        }
+        """The headline numbers and the method's details, as the CLI and the API show them."""
+        shown = {k: v for k, v in self.details.items() if k != "index"}
+        return {k: v for k, v in self.result(shown).to_json().items() if k != "schema"}
+
+    def result(self, details: dict[str, Any] | None = None) -> MapResult:
+        """What the run stores (``details``: the method's, default all of them)."""
+        return MapResult(
+            self.dataset, self.source, self.name, self.method, self.fitted_rows,
+            self.placed_rows, self.trustworthiness, self.run_id, self.seconds, self.computed_on,
+            self.details if details is None else details,
+        )  # fmt: skip
 
 
 def map_source(project: Project, dataset: str, name: str | None) -> VectorSetInfo:
@@ -127,8 +126,7 @@ def map_dataset(
             round(trust, 4), made.details, run.id, run.seconds,
             resolve.describe(source, run.id),
         )  # fmt: skip
-        run.finish({**report.summary(), "index": made.details.get("index")},
-                   seconds=report.seconds)  # fmt: skip
+        run.finish(report.result().to_json(), seconds=report.seconds)
     return report
 
 

@@ -198,14 +198,16 @@ def _clusters(project: Project, dataset: str, listed: int) -> dict[str, Any]:
 
 def _map_numbers(project: Project, dataset: str) -> dict[str, Any]:
     info = viewdata.map_set(project, dataset)
+    from vendiscope.core.maps.run_result import MapResult
+
     run = project.run(info.run_id) if info.run_id is not None else None
-    result = (run.result if run else None) or {}
+    stored = MapResult.from_json(run.result) if run is not None else None
     return {
         "map": info.name,
         "method": viewdata.map_method(project, info),
         "vector_set": (info.params or {}).get("vector_set"),
-        "trustworthiness": result.get("trustworthiness"),
-        "fitted_rows": result.get("fitted_rows"),
+        "trustworthiness": stored.trustworthiness if stored is not None else None,
+        "fitted_rows": stored.fitted_rows if stored is not None else None,
         "run_id": info.run_id,
     }
 

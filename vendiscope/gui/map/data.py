@@ -118,6 +118,7 @@ def _score_title(info: Any, run: Any) -> str:
 def load_map(location: str, dataset: str, name: str | None = None) -> MapData | None:
     """The named map, or the latest complete one; ``None`` when the dataset has no map."""
     from vendiscope.core.maps.jobs import latest_map
+    from vendiscope.core.maps.run_result import MapResult
     from vendiscope.core.store import vectors
 
     with opened(location) as project:
@@ -126,7 +127,7 @@ def load_map(location: str, dataset: str, name: str | None = None) -> MapData | 
             return None
         coords = vectors.load(project, dataset, info.name).astype("float32", copy=False)
         run = project.run(info.run_id) if info.run_id is not None else None
-        result = (run.result or {}) if run is not None else {}
+        stored = MapResult.from_json(run.result) if run is not None else None
         params = info.params or {}
         parts = info.name.split("/")
         return MapData(
@@ -136,7 +137,7 @@ def load_map(location: str, dataset: str, name: str | None = None) -> MapData | 
             vector_set=str(params.get("vector_set", "")),
             run_id=info.run_id,
             coords=coords,
-            trustworthiness=result.get("trustworthiness"),
+            trustworthiness=stored.trustworthiness if stored is not None else None,
         )
 
 
