@@ -2,7 +2,7 @@
 
 Each job (import, embed, gradients, score, select, near-duplicates, coverage, clusters, map,
 report, export...) has one options class. A field declares everything about one option, in
-one line, with the same annotations a plugin's parameters use
+one declaration, with the same annotations a plugin's parameters use
 (:mod:`~vendiscope.core.plugin_host.params`)::
 
     @dataclass(frozen=True)
