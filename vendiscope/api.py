@@ -91,7 +91,8 @@ Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`;
 :class:`Trainer`, :class:`Evaluation`, :class:`TrainingOutcome`, :class:`TrainingCost` (the
 ``trainer`` kind), :func:`final_answer` and :func:`same_answer`; 1.6 added the algorithms
 and toolkits the built-in plugins are made of (above); 1.7 added :class:`Unit` and
-:class:`Label` (``ParamSpec.unit`` and ``ParamSpec.title``) and :data:`MAX_MAP_POINTS`.
+:class:`Label` (``ParamSpec.unit`` and ``ParamSpec.title``), :data:`MAX_MAP_POINTS` and the
+``signal`` kind: :class:`Signal`, :class:`SignalColumn`, :class:`Span`.
 """
 
 from __future__ import annotations
@@ -139,8 +140,11 @@ from vendiscope.core.plugin_host.interfaces import (
     MetricResult,
     Selection,
     Selector,
+    Signal,
+    SignalColumn,
     SourceInfo,
     SourceRow,
+    Span,
     StreamingSelector,
     Trainer,
     TrainingCost,
@@ -338,8 +342,11 @@ __all__ = [
     "ScatterSeries",
     "Selection",
     "Selector",
+    "Signal",
+    "SignalColumn",
     "SourceInfo",
     "SourceRow",
+    "Span",
     "StreamingSelector",
     "Trainer",
     "TrainingCost",

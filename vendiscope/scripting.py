@@ -64,6 +64,7 @@ from vendiscope.core.metrics.options import ScoreOptions
 from vendiscope.core.neighbors.options import CoverageOptions, NearDuplicateOptions
 from vendiscope.core.report.options import ReportOptions
 from vendiscope.core.selection.options import SelectOptions, selector_params
+from vendiscope.core.signals.options import SignalOptions
 from vendiscope.core.studies.options import (
     DEFAULT_METRICS,
     DEFAULT_SIZE,
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     from vendiscope.core.neighbors.search import NearDuplicateReport
     from vendiscope.core.report.build import ReportResult
     from vendiscope.core.selection.job import SelectionReport
+    from vendiscope.core.signals.clean import CleanReport
     from vendiscope.core.store.models import DatasetInfo, RecordRow, SubsetInfo
     from vendiscope.core.store.project import Project as StoreProject
     from vendiscope.core.studies.job import StudyEstimate, StudyReport
@@ -643,6 +645,67 @@ class Project:
         return self._run(
             cluster_dataset, dataset, vector_set=vectors, n_clusters=n_clusters, seed=seed,
             progress=progress, cancel=cancel,
+        )  # fmt: skip
+
+    def signals(
+        self,
+        dataset: str,
+        signals: str | Sequence[str],
+        *,
+        target: str | None = None,
+        params: dict[str, Any] | None = None,
+        chunk_rows: int | None = SignalOptions.chunk_rows,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[VectorJobResult]:
+        """Compute curation signals of every record (``vendiscope signals``): one vector set
+        ``signals/NAME`` per signal plugin (``"text-stats"``, ``"pii"``, ...); ``target``
+        names the dataset a signal compares with (contamination), ``params`` go to a single
+        signal. Running it again resumes a stopped one. Read the values with
+        :meth:`signal_values` or filter with :meth:`where`."""
+        from vendiscope.core.signals.job import compute_signal
+
+        done = []
+        for name in _names(signals):
+            run = self._run(
+                compute_signal, dataset, name, params=params, target=target,
+                chunk_rows=chunk_rows, progress=progress, cancel=cancel,
+            )  # fmt: skip
+            done.append(run)
+        return done
+
+    def signal_values(self, dataset: str) -> dict[str, Any]:
+        """Every computed signal column of the dataset by name (``pii``, ``words``, and
+        ``SIGNAL.COLUMN``): :class:`~vendiscope.core.signals.reading.SignalValues`."""
+        from vendiscope.core.signals.reading import signal_columns
+
+        return dict(signal_columns(self.store, dataset))
+
+    def where(self, dataset: str, expression: str) -> Any:
+        """A boolean array: the records matching a signal filter (``"pii"``, ``"words < 5"``,
+        ``"language != en"``, joined with ``and``)."""
+        from vendiscope.core.signals.reading import where
+
+        return where(self.store, dataset, expression)
+
+    def clean(
+        self,
+        dataset: str,
+        *,
+        drop: Sequence[str] = (),
+        keep: Sequence[str] = (),
+        name: str | None = None,
+        overwrite: bool = False,
+        dry_run: bool = False,
+    ) -> CleanReport:
+        """Save the records that pass every rule as the subset ``name`` (``vendiscope
+        clean``): ``drop`` flags (``"pii"``), ``keep`` filters (``"words >= 5"``). Records are
+        never deleted; the report says what each rule removed."""
+        from vendiscope.core.signals.clean import clean_dataset
+
+        return clean_dataset(
+            self.store, dataset, drop=list(drop), keep=list(keep), name=name,
+            overwrite=overwrite, dry_run=dry_run,
         )  # fmt: skip
 
     def synthesize(

@@ -20,6 +20,7 @@ from vendiscope.cli import _report  # map, view, report
 from vendiscope.cli import _search  # neighbors, near-dups, coverage
 from vendiscope.cli import _select  # select
 from vendiscope.cli import _clusters  # clusters, filter-candidates
+from vendiscope.cli import _signals  # signals, clean
 from vendiscope.cli import _synthesize  # synthesize
 from vendiscope.cli import _study  # study
 from vendiscope.cli import _vectors  # embed, vectors
@@ -30,7 +31,7 @@ from vendiscope.cli._app import app
 
 COMMAND_MODULES = (
     _datasets, _sample, _plugins, _system, _scale, _gradients, _score, _report, _search,
-    _select, _clusters, _synthesize, _study, _vectors, _subsets,
+    _select, _clusters, _signals, _synthesize, _study, _vectors, _subsets,
 )  # fmt: skip
 
 __all__ = ["COMMAND_MODULES", "app"]

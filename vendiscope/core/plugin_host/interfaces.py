@@ -420,6 +420,96 @@ class Trainer(ABC):
         return {}
 
 
+# --------------------------------------------------------------------------- signals
+SIGNAL_VALUE_KINDS = ("number", "flag", "label")
+"""What a signal's column holds: a number (NaN: not applicable), a flag (0 or 1) or a label
+(the index of one of the column's ``categories``; -1 for none)."""
+
+
+@dataclass(frozen=True)
+class SignalColumn:
+    """One per-record value a :class:`Signal` computes (API 1.7)."""
+
+    name: str
+    """How filters name it (``words``, ``pii``, ``language``): lower case, no spaces."""
+    kind: str = "number"
+    """One of :data:`SIGNAL_VALUE_KINDS`."""
+    help: str = ""
+    categories: tuple[str, ...] = ()
+    """A label column's values, in code order (``("en", "de", ...)``)."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in SIGNAL_VALUE_KINDS:
+            raise ValueError(f"column '{self.name}': kind must be one of {SIGNAL_VALUE_KINDS}")
+        if (self.kind == "label") != bool(self.categories):
+            raise ValueError(f"column '{self.name}': a label column, and only one, has categories")
+
+
+@dataclass(frozen=True)
+class Span:
+    """What made a flag: characters ``start:end`` of a record's ``role`` text."""
+
+    column: str
+    role: str
+    start: int
+    end: int
+    label: str = ""
+    """What was found there (``email``, ``phone``, ...)."""
+
+
+class Signal(ABC):
+    """Computes per-record curation values — quality heuristics, PII, language, contamination
+    — for every record of a dataset (API 1.7).
+
+    The values of a dataset are stored as one vector set (``signals/NAME``, one column per
+    :attr:`columns` entry), computed chunk by chunk, resumable and cancellable like embeddings;
+    filters (``vendiscope clean``, ``--where``) and the app read them by column name.
+    """
+
+    needs_target: ClassVar[bool] = False
+    """The signal compares each record with a second dataset of the project (e.g. a benchmark,
+    for contamination): the job calls :meth:`fit_target` with its records first."""
+
+    @property
+    @abstractmethod
+    def columns(self) -> tuple[SignalColumn, ...]:
+        """The values computed per record, in the order of :meth:`compute`'s columns."""
+
+    @abstractmethod
+    def compute(
+        self,
+        records: Sequence[dict[str, str | None]],
+        *,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> np.ndarray:
+        """Return a ``(len(records), len(columns))`` float32 array: each record's values.
+
+        Each record maps roles (``prompt``, ``response``, ``text``, ...) to text or ``None``.
+        A row depends only on its record (and the fitted target).
+        """
+
+    @property
+    def model_id(self) -> str:
+        """A stable id of everything that changes the values (default: the class and its
+        parameters)."""
+        params = ", ".join(f"{k}={v!r}" for k, v in sorted(vars(self).items()) if k[0] != "_")
+        return f"{type(self).__name__}({params})"
+
+    def fit_target(self, records: Sequence[dict[str, str | None]]) -> None:  # noqa: B027
+        """Learn the target dataset (:attr:`needs_target`); called once before :meth:`compute`.
+
+        Optional: only a signal that :attr:`needs_target` overrides it (default: nothing)."""
+
+    def spans(self, record: dict[str, str | None]) -> list[Span]:
+        """Where in ``record`` each flag was raised (default: nowhere), for display."""
+        return []
+
+    def describe(self) -> dict[str, Any]:
+        """Plain facts worth recording with a run (JSON-serialisable)."""
+        return {}
+
+
 # --------------------------------------------------------------------------- views
 class View(ABC):
     """Computes a Qt-free chart description from a dataset's results; the GUI and reports draw it.

@@ -33,6 +33,7 @@ KINDS = (
     "view",
     "generator",
     "trainer",
+    "signal",
 )
 
 

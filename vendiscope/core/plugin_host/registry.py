@@ -72,6 +72,7 @@ BASE_CLASSES: dict[str, type] = {
     "view": interfaces.View,
     "generator": interfaces.Generator,
     "trainer": interfaces.Trainer,
+    "signal": interfaces.Signal,
 }
 
 

@@ -79,6 +79,23 @@ def _matrix(result: Any, *, rows: int | None, dim: int | None, **_: Any) -> str 
     return None
 
 
+def _signal_values(result: Any, *, rows: int | None, dim: int | None, **_: Any) -> str | None:
+    """A signal's values: the shape of a matrix; NaN (not applicable) allowed, never inf."""
+    import numpy as np
+
+    if not isinstance(result, np.ndarray):
+        return f"returned {type(result).__name__}, not a NumPy array"
+    if result.ndim != 2 or (rows is not None and result.shape[0] != rows):
+        return f"returned an array of shape {result.shape}; expected ({rows}, {dim})"
+    if dim is not None and result.shape[1] != dim:
+        return f"returned {result.shape[1]} columns but declares {dim}"
+    if not np.issubdtype(result.dtype, np.floating):
+        return f"returned an array of dtype {result.dtype}; expected float32"
+    if np.isinf(result).any():
+        return f"returned infinite values (first in row {int(np.argmax(np.isinf(result).any(1)))})"
+    return None
+
+
 def _selection(result: Any, *, rows: int | None, k: int | None, **_: Any) -> str | None:
     import numpy as np
 
@@ -212,6 +229,7 @@ _CHECKS = {
     "exporter": _count,
     "generator": _generations,
     "trainer": _training,
+    "signal": _signal_values,
 }
 
 __all__ = ["result_problem"]

@@ -1,0 +1,121 @@
+"""Compute a signal plugin's per-record values over a dataset, stored as a vector set.
+
+A signal's values are one vector set per dataset, ``signals/NAME`` (kind ``signal``), one
+float32 column per :class:`~vendiscope.core.plugin_host.interfaces.SignalColumn`; the set's
+run records the columns (names, kinds, categories), so readers find a value by column name
+(:mod:`vendiscope.core.signals.reading`). The job is the embeddings' skeleton
+(:func:`~vendiscope.core.vectors.job.run_vector_job`): chunk by chunk, each committed, an
+interrupted job resumes where it stopped, a cancelled one stops between batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from vendiscope.core.base.errors import ProjectError
+from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.plugin_host import default_registry
+from vendiscope.core.plugin_host.interfaces import Signal, SignalColumn
+from vendiscope.core.signals.options import SignalOptions
+from vendiscope.core.store.models import RecordRow
+from vendiscope.core.store.project import Project
+from vendiscope.core.vectors.job import (
+    ChunkResult,
+    VectorJob,
+    VectorJobResult,
+    run_vector_job,
+)
+
+if TYPE_CHECKING:
+    from vendiscope.core.plugin_host.registry import PluginRegistry
+
+KIND = "signal"
+"""The vector-set kind of signal values."""
+PREFIX = "signals/"
+
+
+def set_name(signal: str) -> str:
+    """The vector set holding ``signal``'s values: ``signals/NAME``."""
+    return f"{PREFIX}{signal}"
+
+
+def describe_columns(columns: Sequence[SignalColumn]) -> list[dict[str, Any]]:
+    """The columns as the run records them (JSON)."""
+    return [
+        {"name": c.name, "kind": c.kind, "help": c.help, "categories": list(c.categories)}
+        for c in columns
+    ]
+
+
+def compute_signal(
+    project: Project,
+    dataset: str,
+    signal: str,
+    *,
+    params: dict[str, Any] | None = None,
+    target: str | None = None,
+    chunk_rows: int | None = SignalOptions.chunk_rows,
+    registry: PluginRegistry | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> VectorJobResult:
+    """Compute signal plugin ``signal`` for every record of ``dataset`` (created or resumed).
+
+    ``params`` are the plugin's; ``target`` names the dataset a signal that
+    :attr:`~vendiscope.core.plugin_host.interfaces.Signal.needs_target` compares with (a
+    benchmark). An unknown signal, a missing or needless target, and bad parameters are
+    refused before anything is written.
+    """
+    progress = progress or NullProgress()
+    cancel = cancel or CancelToken()
+    options = SignalOptions(chunk_rows=chunk_rows)
+    registry = registry or default_registry()
+    params = dict(params or {})
+    instance: Signal = registry.create("signal", signal, **params)
+    info = project.dataset(dataset)  # an unknown dataset: refused here, by name
+    if instance.needs_target and target is None:
+        raise ProjectError(
+            f"signal '{signal}' compares each record with a second dataset: name it with "
+            f"--target (e.g. a benchmark of the project)"
+        )
+    if target is not None:
+        if not instance.needs_target:
+            raise ProjectError(f"signal '{signal}' does not compare with a target; drop --target")
+        target_records = [r.roles() for r in project.iter_records(target)]
+        progress.start(f"reading the target '{target}' ({len(target_records):,} records)")
+        with registry.running("signal", signal):
+            instance.fit_target(target_records)
+        progress.finish()
+    columns = tuple(instance.columns)
+    config = {
+        "signal": signal,
+        "signal_params": params,
+        "target": target,
+        "columns": describe_columns(columns),
+        "model_id": instance.model_id,
+        "describe": instance.describe(),
+    }
+    job = VectorJob(
+        dataset=dataset,
+        name=set_name(signal) if target is None else f"{set_name(signal)}@{target}",
+        kind=KIND,
+        plugin=f"signal:{signal}",
+        model_id=instance.model_id,
+        config=config,
+        dim=len(columns),
+        chunk_rows=options.chunk_rows or min(info.row_count or 1, 10_000),
+        identity=("signal", "model_id", "target"),
+        description=f"Signal '{signal}' of {dataset}",
+    )
+
+    def compute(records: Sequence[RecordRow], inner: Progress) -> ChunkResult:
+        with registry.running("signal", signal):
+            values = instance.compute([r.roles() for r in records], progress=inner, cancel=cancel)
+        registry.check_result("signal", signal, values, rows=len(records), dim=len(columns))
+        return ChunkResult(values.astype("float32", copy=False), {"computed": len(records)})
+
+    return run_vector_job(project, job, compute, progress=progress, cancel=cancel)
+
+
+__all__ = ["KIND", "PREFIX", "compute_signal", "describe_columns", "set_name"]
