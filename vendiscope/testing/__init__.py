@@ -96,6 +96,7 @@ from vendiscope.testing._common import (
 from vendiscope.testing._generators import GENERATOR
 from vendiscope.testing._io import EXPORTER, IMPORTER
 from vendiscope.testing._models import VECTORS
+from vendiscope.testing._signals import SIGNAL
 from vendiscope.testing._subject import Subject
 from vendiscope.testing._trainers import TRAINER
 from vendiscope.testing._vectors import METRIC, SELECTOR
@@ -112,6 +113,7 @@ CHECKS: dict[str, tuple[Callable[[Subject], None], ...]] = {
     "view": VIEW,
     "generator": GENERATOR,
     "trainer": TRAINER,
+    "signal": SIGNAL,
 }
 """The kind-specific checks (the common ones, :data:`COMMON`, run first)."""
 
@@ -227,6 +229,12 @@ def check_generator(obj: Any, **opts: Any) -> None:
     check_contribution("generator", obj, **opts)
 
 
+def check_signal(obj: Any, **opts: Any) -> None:
+    """:func:`check_contribution` for a signal (``target_records=`` for one that compares
+    with a target; default: the sample records)."""
+    check_contribution("signal", obj, **opts)
+
+
 def check_trainer(obj: Any, **opts: Any) -> None:
     """:func:`check_contribution` for a trainer (``live=True`` when its model must load)."""
     check_contribution("trainer", obj, **opts)
@@ -253,6 +261,7 @@ __all__ = [
     "check_params_kept_as_attributes",
     "check_registered",
     "check_selector",
+    "check_signal",
     "check_signatures",
     "check_trainer",
     "check_view",

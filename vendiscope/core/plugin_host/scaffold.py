@@ -30,6 +30,7 @@ SCAFFOLD_KINDS = (
     "exporter",
     "generator",
     "trainer",
+    "signal",
 )
 """The kinds ``vendiscope plugin new`` can write an example of."""
 
@@ -48,6 +49,7 @@ _TITLES = {
     "exporter": "Markdown for review",
     "generator": "Word-bigram remix",
     "trainer": "Hashed word unigrams",
+    "signal": "Shouting responses",
 }
 _USAGE = {
     "metric": "vendiscope score PROJECT DATASET --metric $plugin --vectors VECTOR_SET",
@@ -62,6 +64,7 @@ _USAGE = {
     "exporter": "vendiscope export PROJECT DATASET out.md --format $plugin",
     "generator": "vendiscope synthesize PROJECT DATASET -n 20 --generator $plugin",
     "trainer": "# studies train with trainers; from Python: registry.create('trainer', '$plugin')",
+    "signal": "vendiscope signals PROJECT DATASET --signal $plugin",
 }
 
 
