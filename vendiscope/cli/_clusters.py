@@ -59,7 +59,7 @@ def clusters(
     table = Table("cluster", "size", "example records", title="smallest sparse clusters")
     for cluster, positions in listed:
         text = "\n".join(f"#{p}: {shorten(records[p].display_text(), 70)}" for p in positions)
-        table.add_row(cluster, str(report.sizes[int(cluster)]), text)
+        table.add_row(str(cluster), str(report.sizes[cluster]), text)
     console.print(table)
 
 

@@ -34,6 +34,13 @@ def select(
         list[str] | None,
         typer.Option(help="Leave out this subset's records (e.g. near-duplicates@0.95)."),
     ] = None,
+    drop: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Leave out records a signal flags (pii, low-quality) or a filter matches "
+            "('words < 5'); comma-separated or repeatable. See `vendiscope signals`."
+        ),
+    ] = None,
     dedupe: Annotated[float | None, flag(SelectOptions, "dedupe")] = SelectOptions.dedupe,
     seed: Annotated[int | None, flag(SelectOptions, "seed")] = SelectOptions.seed,
     name: Annotated[
@@ -57,13 +64,21 @@ def select(
     with Project.open(project) as opened:
         report = select_dataset(
             opened, dataset, method=method, k=k, vector_set=vectors, params=params,
-            quality=quality, exclude=exclude or (), dedupe=dedupe, name=name,
+            quality=quality, exclude=exclude or (), drop=_split(drop), dedupe=dedupe, name=name,
             overwrite=overwrite, progress=RichProgress(),
         )  # fmt: skip
     if json:
         emit({**report.summary(), "curve": report.curve})
         return
     _print_selection(report)
+
+
+def _split(items: list[str] | None) -> list[str]:
+    """``--drop pii,low-quality --drop 'words < 5'`` as one list (commas split flags only)."""
+    out = []
+    for item in items or []:
+        out.extend(item.split(",") if not any(op in item for op in "<>=!") else [item])
+    return [part.strip() for part in out if part.strip()]
 
 
 def _print_selection(report: SelectionReport) -> None:

@@ -103,6 +103,7 @@ def select_dataset(
     params: dict[str, Any] | None = None,
     quality: str | None = None,
     exclude: Sequence[str] = (),
+    drop: Sequence[str] = (),
     dedupe: float | None = None,
     name: str | None = None,
     overwrite: bool = False,
@@ -129,6 +130,9 @@ def select_dataset(
         A numeric record field or a one-column score set giving per-record weights.
     exclude
         Subsets whose records are not candidates (e.g. ``near-duplicates@0.95``).
+    drop
+        Signal flags or filters whose records are not candidates (``pii``, ``low-quality``,
+        ``words < 5``; :mod:`vendiscope.core.signals.reading`).
     dedupe
         A cosine threshold: find near-duplicates on the selection's vector set first and
         keep only each group's representative as a candidate.
@@ -144,7 +148,9 @@ def select_dataset(
     registry = registry or default_registry()
     selector = registry.create("selector", method, **params)
     target = resolve_selection_set(project, dataset, vector_set)
-    plan = _plan(project, dataset, method, k, target, quality, exclude, dedupe, name, overwrite)
+    plan = _plan(
+        project, dataset, method, k, target, quality, exclude, dedupe, name, overwrite, drop
+    )
     streamed = needs_streaming(target)
     if streamed:
         _check_streamable(registry, selector, method, target, exclude, dedupe)
@@ -163,6 +169,7 @@ def select_dataset(
         "vector_set_id": plan.target.id,
         "quality": quality,
         "exclude": list(exclude),
+        "drop": list(drop),
         "dedupe": dedupe,
         "subset": plan.name,
         "streamed": streamed,

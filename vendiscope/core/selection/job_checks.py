@@ -54,14 +54,21 @@ def _plan(
     dedupe: float | None,
     name: str | None,
     overwrite: bool,
+    drop: Sequence[str] = (),
 ) -> _Plan:
     import numpy as np
+
+    from vendiscope.core.signals.reading import mask, signal_columns
 
     info = project.dataset(dataset)
     dedupe = SelectOptions(method=method, dedupe=dedupe).dedupe  # checked once, here
     excluded = np.zeros(info.row_count, dtype=bool)
     for subset in exclude:
         excluded[subsets.members(project, dataset, subset).positions] = True
+    if drop:  # records a signal flags (``pii``) or a filter matches (``words < 5``)
+        columns = signal_columns(project, dataset)
+        for expression in drop:
+            excluded |= mask(columns, expression)
     weights = quality_weights(project, dataset, quality) if quality is not None else None
     plan = _candidates(target, excluded, weights, k, "")
     return replace(plan, name=_subset_name(project, dataset, method, plan.k, name, overwrite))
