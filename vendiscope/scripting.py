@@ -581,6 +581,7 @@ class Project:
         vectors: str | None = None,
         quality: str | None = None,
         exclude: Sequence[str] = (),
+        drop: Sequence[str] = (),
         dedupe: float | None = SelectOptions.dedupe,
         seed: int | None = SelectOptions.seed,
         name: str | None = None,
@@ -594,13 +595,16 @@ class Project:
         has already (the default included) is refused unless ``overwrite=True``.
 
         ``method``: greedy-vendi, prismatic, k-center, facility-location, dpp, random or a
-        selector plugin's. The report has the diversity-vs-budget ``curve``.
+        selector plugin's. ``exclude`` names subsets and ``drop`` signal flags or filters
+        (``["pii", "words < 5"]``) whose records are not candidates. The report has the
+        diversity-vs-budget ``curve``.
         """
         from vendiscope.core.selection.job import select_dataset
 
         return self._run(
             select_dataset, dataset, method=method, k=k, vector_set=vectors,
             params=selector_params(params, seed), quality=quality, exclude=_names(exclude),
+            drop=_names(drop),
             dedupe=dedupe, name=name, overwrite=overwrite, progress=progress, cancel=cancel,
         )  # fmt: skip
 
@@ -655,6 +659,7 @@ class Project:
         target: str | None = None,
         params: dict[str, Any] | None = None,
         chunk_rows: int | None = SignalOptions.chunk_rows,
+        replace: bool = SignalOptions.replace,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> list[VectorJobResult]:
@@ -669,7 +674,7 @@ class Project:
         for name in _names(signals):
             run = self._run(
                 compute_signal, dataset, name, params=params, target=target,
-                chunk_rows=chunk_rows, progress=progress, cancel=cancel,
+                chunk_rows=chunk_rows, replace=replace, progress=progress, cancel=cancel,
             )  # fmt: skip
             done.append(run)
         return done

@@ -37,6 +37,7 @@ def signals(
         typer.Option("--param", "-p", help="Signal parameter NAME=VALUE (one --signal only)."),
     ] = None,
     chunk_rows: Annotated[int | None, flag(SignalOptions, "chunk_rows")] = SignalOptions.chunk_rows,
+    replace: Annotated[bool, flag(SignalOptions, "replace", "--replace")] = SignalOptions.replace,
     json: JsonOpt = False,
 ) -> None:
     """Compute per-record curation signals (quality heuristics, PII, language, ...); an
@@ -69,7 +70,7 @@ def signals(
         for name in names:
             result = compute_signal(
                 opened, dataset, name, params=params, target=target, chunk_rows=chunk_rows,
-                registry=registry, progress=RichProgress(),
+                replace=replace, registry=registry, progress=RichProgress(),
             )  # fmt: skip
             done.append(result)
         columns = signal_columns(opened, dataset)

@@ -56,6 +56,7 @@ def compute_signal(
     params: dict[str, Any] | None = None,
     target: str | None = None,
     chunk_rows: int | None = SignalOptions.chunk_rows,
+    replace: bool = SignalOptions.replace,
     registry: PluginRegistry | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
@@ -65,7 +66,9 @@ def compute_signal(
     ``params`` are the plugin's; ``target`` names the dataset a signal that
     :attr:`~vendiscope.core.plugin_host.interfaces.Signal.needs_target` compares with (a
     benchmark). An unknown signal, a missing or needless target, and bad parameters are
-    refused before anything is written.
+    refused before anything is written. Values computed with other settings (parameters, a
+    newer version of the signal) are refused by name unless ``replace``, which deletes them
+    and computes them again.
     """
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
@@ -96,9 +99,11 @@ def compute_signal(
         "model_id": instance.model_id,
         "describe": instance.describe(),
     }
+    name = set_name(signal) if target is None else f"{set_name(signal)}@{target}"
+    _settle_earlier(project, dataset, name, instance.model_id, replace)
     job = VectorJob(
         dataset=dataset,
-        name=set_name(signal) if target is None else f"{set_name(signal)}@{target}",
+        name=name,
         kind=KIND,
         plugin=f"signal:{signal}",
         model_id=instance.model_id,
@@ -116,6 +121,23 @@ def compute_signal(
         return ChunkResult(values.astype("float32", copy=False), {"computed": len(records)})
 
     return run_vector_job(project, job, compute, progress=progress, cancel=cancel)
+
+
+def _settle_earlier(
+    project: Project, dataset: str, name: str, model_id: str, replace: bool
+) -> None:
+    """Refuse (or, with ``replace``, delete) values of ``name`` made with other settings."""
+    from vendiscope.core.store import vectors
+
+    earlier = next((s for s in vectors.list_sets(project, dataset) if s.name == name), None)
+    if earlier is None or earlier.params.get("model_id") == model_id:
+        return
+    if not replace:
+        raise ProjectError(
+            f"'{name}' of '{dataset}' was computed with other settings "
+            f"({earlier.params.get('model_id')}); run again with --replace to compute it anew"
+        )
+    vectors.delete_set(project, dataset, name)
 
 
 __all__ = ["KIND", "PREFIX", "compute_signal", "describe_columns", "set_name"]

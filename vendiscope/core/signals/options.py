@@ -25,3 +25,8 @@ class SignalOptions(OperationOptions):
         Label("Records per chunk"),
         "Records per committed chunk (a resume point); none: up to 10,000.",
     ] = None
+    replace: Annotated[
+        bool,
+        Label("Replace"),
+        "Compute values made with other settings (parameters, a newer signal) anew.",
+    ] = False
