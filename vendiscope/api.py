@@ -238,6 +238,21 @@ _LAZY = {
     "DEFAULT_MIN_SIMILARITY": ("vendiscope.core.neighbors.options", "DEFAULT_MIN_SIMILARITY"),
     # files
     "looks_like_project_file": ("vendiscope.core.base.project_files", "looks_like_project_file"),
+    # curation signals (API 1.7)
+    "TEXT_STAT_NAMES": ("vendiscope.core.signals.algorithms.heuristics", "STAT_NAMES"),
+    "text_stats": ("vendiscope.core.signals.algorithms.heuristics", "text_stats"),
+    "gopher_flags": ("vendiscope.core.signals.algorithms.heuristics", "gopher_flags"),
+    "PII_KINDS": ("vendiscope.core.signals.algorithms.pii", "KINDS"),
+    "find_pii": ("vendiscope.core.signals.algorithms.pii", "find_pii"),
+    "find_pii_spans": ("vendiscope.core.signals.algorithms.pii", "find_spans"),
+    "redact_pii": ("vendiscope.core.signals.algorithms.pii", "redact"),
+    "build_ngram_index": ("vendiscope.core.signals.algorithms.contamination", "build_index"),
+    "find_contamination": (
+        "vendiscope.core.signals.algorithms.contamination",
+        "find_contamination",
+    ),
+    "detect_languages": ("vendiscope.core.signals.algorithms.language", "detect_languages"),
+    "supported_languages": ("vendiscope.core.signals.algorithms.language", "supported_languages"),
 }
 
 if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugin_host/test_api.py compares)
@@ -286,6 +301,15 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugin_host/t
     from vendiscope.core.selection.algorithms.kcenter import k_center, k_center_streamed
     from vendiscope.core.selection.algorithms.prismatic import prismatic
     from vendiscope.core.selection.algorithms.random_choice import random_selection
+    from vendiscope.core.signals.algorithms.contamination import build_index as build_ngram_index
+    from vendiscope.core.signals.algorithms.contamination import find_contamination
+    from vendiscope.core.signals.algorithms.heuristics import STAT_NAMES as TEXT_STAT_NAMES
+    from vendiscope.core.signals.algorithms.heuristics import gopher_flags, text_stats
+    from vendiscope.core.signals.algorithms.language import detect_languages, supported_languages
+    from vendiscope.core.signals.algorithms.pii import KINDS as PII_KINDS
+    from vendiscope.core.signals.algorithms.pii import find_pii
+    from vendiscope.core.signals.algorithms.pii import find_spans as find_pii_spans
+    from vendiscope.core.signals.algorithms.pii import redact as redact_pii
     from vendiscope.core.studies.algorithms.chart import OUTCOME_LABELS as STUDY_OUTCOME_LABELS
     from vendiscope.core.studies.algorithms.chart import study_chart
     from vendiscope.core.studies.algorithms.chart import verdict as study_verdict
@@ -365,6 +389,19 @@ __all__ = [
     "shorten",
     "validate_chart",
     "view_data",
+]
+__all__ += [  # API 1.7: the curation signals' algorithms, loaded on first use (_LAZY)
+    "PII_KINDS",
+    "TEXT_STAT_NAMES",
+    "build_ngram_index",
+    "detect_languages",
+    "find_contamination",
+    "find_pii",
+    "find_pii_spans",
+    "gopher_flags",
+    "redact_pii",
+    "supported_languages",
+    "text_stats",
 ]
 __all__ += [  # API 1.6, loaded on first use (_LAZY)
     "DEFAULT_GRADIENT_PRESET",

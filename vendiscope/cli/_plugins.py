@@ -11,15 +11,14 @@ import typer
 from vendiscope.cli._app import JsonOpt, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._output import console, reports_errors
+from vendiscope.core.plugin_host.scaffold import SCAFFOLD_KINDS
 
 plugin_app = typer.Typer(
     help="Write and inspect plugins (see docs/plugins.md).", no_args_is_help=True
 )
 app.add_typer(plugin_app, name="plugin")
 
-KIND_HELP = (
-    "metric, selector, embedder, featurizer, view, importer, exporter, generator or trainer."
-)
+KIND_HELP = f"{', '.join(SCAFFOLD_KINDS[:-1])} or {SCAFFOLD_KINDS[-1]}."
 
 
 @app.command()

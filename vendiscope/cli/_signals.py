@@ -10,7 +10,7 @@ import typer
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._options import flag
-from vendiscope.cli._output import console, plugin_params, reports_errors
+from vendiscope.cli._output import console, plugin_params, reports_errors, split_params
 from vendiscope.core.signals.options import SignalOptions
 
 
@@ -44,7 +44,7 @@ def signals(
     interrupted run resumes where it stopped when the same command runs again."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.plugin_host import default_registry
-    from vendiscope.core.signals.job import compute_signal
+    from vendiscope.core.signals.job import LEXICAL, compute_signal
     from vendiscope.core.signals.reading import signal_columns
     from vendiscope.core.store.project import Project
 
@@ -56,6 +56,7 @@ def signals(
             for c in registry.contributions("signal")
             if target is not None or not _needs_target(registry.load("signal", c.name))
         ]
+        names += [LEXICAL] if target is None else []
     if not names:
         from vendiscope.core.base.errors import ProjectError
 
@@ -64,7 +65,10 @@ def signals(
         from vendiscope.core.base.errors import ProjectError
 
         raise ProjectError("--param goes with one --signal (each signal has its own parameters)")
-    params = plugin_params("signal", names[0], param) if param else {}
+    if names[0] == LEXICAL:  # no plugin: its options class types the values
+        params: dict[str, object] = dict(split_params(param)) if param else {}
+    else:
+        params = plugin_params("signal", names[0], param) if param else {}
     done = []
     with Project.open(project) as opened:
         for name in names:

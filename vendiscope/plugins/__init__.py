@@ -8,6 +8,7 @@ from vendiscope.api import Contribution, PluginManifest
 
 _IMPORTERS = "vendiscope.plugins.importers"
 _EXPORTERS = "vendiscope.plugins.exporters"
+_SIGNALS = "vendiscope.plugins.signals"
 
 manifest = PluginManifest(
     name="vendiscope-builtins",
@@ -253,6 +254,44 @@ manifest = PluginManifest(
                 "accuracy on a target set. Frozen blocks are computed once per example."
             ),
             meta={"default": True},
+        ),
+        Contribution(
+            "signal",
+            "text-stats",
+            f"{_SIGNALS}.text_stats:TextStats",
+            "Text heuristics (Gopher rules)",
+            description=(
+                "Word counts, symbol, digit and non-alphabetic ratios, repeated lines, "
+                "paragraphs and n-grams, truncation, emptiness, and a low-quality flag from "
+                "the Gopher rules at datatrove's thresholds."
+            ),
+        ),
+        Contribution(
+            "signal",
+            "pii",
+            f"{_SIGNALS}.pii:Pii",
+            "Personal data and secrets",
+            description=(
+                "E-mail addresses, phone numbers, IP addresses, Luhn-checked payment cards and "
+                "API keys, with the spans that raised each flag."
+            ),
+        ),
+        Contribution(
+            "signal",
+            "language",
+            f"{_SIGNALS}.language:Language",
+            "Language",
+            description="The language of each record (75 languages) and the confidence.",
+        ),
+        Contribution(
+            "signal",
+            "contamination",
+            f"{_SIGNALS}.contamination:Contamination",
+            "Benchmark contamination",
+            description=(
+                "Records sharing a 13-word n-gram with a target dataset (a benchmark), with "
+                "the target record matched."
+            ),
         ),
     ),
 )

@@ -30,6 +30,9 @@ from vendiscope.core.vectors.job import (
 if TYPE_CHECKING:
     from vendiscope.core.plugin_host.registry import PluginRegistry
 
+LEXICAL = "lexical-dups"
+"""The built-in signal that is no plugin: lexical near-duplicate groups of the whole dataset
+(:mod:`vendiscope.core.signals.lexical`)."""
 KIND = "signal"
 """The vector-set kind of signal values."""
 PREFIX = "signals/"
@@ -72,7 +75,18 @@ def compute_signal(
     """
     progress = progress or NullProgress()
     cancel = cancel or CancelToken()
-    options = SignalOptions(chunk_rows=chunk_rows)
+    options = SignalOptions(chunk_rows=chunk_rows, replace=replace)
+    if signal == LEXICAL:  # a property of the whole dataset: one job, not chunks
+        from vendiscope.core.signals.lexical import LexicalOptions, lexical_duplicates
+
+        if target is not None:
+            raise ProjectError(f"signal '{signal}' does not compare with a target; drop --target")
+        unknown = sorted(set(params or {}) - {s.name for s in LexicalOptions.specs()})
+        if unknown:
+            known = ", ".join(s.name for s in LexicalOptions.specs())
+            raise ProjectError(f"signal '{signal}' has no parameter {unknown[0]!r} ({known})")
+        chosen = LexicalOptions(**dict(params or {}))
+        return lexical_duplicates(project, dataset, chosen, progress=progress, cancel=cancel)
     registry = registry or default_registry()
     params = dict(params or {})
     instance: Signal = registry.create("signal", signal, **params)
@@ -140,4 +154,4 @@ def _settle_earlier(
     vectors.delete_set(project, dataset, name)
 
 
-__all__ = ["KIND", "PREFIX", "compute_signal", "describe_columns", "set_name"]
+__all__ = ["KIND", "LEXICAL", "PREFIX", "compute_signal", "describe_columns", "set_name"]

@@ -1,0 +1,123 @@
+"""`vendiscope signals` and `clean` on real records, driven as a user drives them: the built-in
+signals flag what they should, the clean-up keeps the rest as a subset and says what each rule
+removed, a stopped run resumes, bad input is refused by name with the project unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.conftest import table_counts, write_jsonl
+from vendiscope.cli import app
+from vendiscope.core.store.project import Project
+
+runner = CliRunner()
+BENCHMARK = (
+    "A farmer has seventeen sheep and all but nine run away through a gap in the fence one "
+    "night; how many sheep does the farmer have left in the field in the morning?"
+)
+ROWS = [
+    {"prompt": "How do I reach support?", "response": "Write to jane.doe@example.com today."},
+    {"prompt": "Call me", "response": "My number is +44 20 7946 0958, call after six."},
+    {"prompt": "Pay", "response": "Use card 4111 1111 1111 1111 for the test payment."},
+    {"prompt": "Welche Farbe hat der Himmel?", "response": "Der Himmel ist an klaren Tagen blau."},
+    {"prompt": "Quiz", "response": BENCHMARK.replace("A farmer", "Puzzle: a farmer")},
+    {"prompt": "Tell me about rivers.", "response": "Rivers carry water from hills to the sea."},
+    {"prompt": "Say nothing", "response": ""},
+    {"prompt": "Name three colours.", "response": "Red, green and blue are three colours."},
+]
+
+
+def run(*args: object, ok: bool = True):
+    result = runner.invoke(app, [str(a) for a in args])
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    location = tmp_path / "p.vscope"
+    run("new", location)
+    run("import", location, write_jsonl(tmp_path / "chat.jsonl", ROWS), "--name", "chat")
+    bench = [{"question": BENCHMARK, "answer": "nine"}]
+    run("import", location, write_jsonl(tmp_path / "bench.jsonl", bench), "--name", "bench")
+    return location
+
+
+def test_signals_flag_pii_language_and_contamination_then_clean_keeps_the_rest(project) -> None:
+    found = json.loads(run("signals", project, "chat", "--json").output)
+    assert found["signals"] == [
+        "signals/text-stats", "signals/pii", "signals/language", "signals/lexical-dups",
+    ]  # fmt: skip
+    summary = {c["column"]: c["summary"] for c in found["columns"]}
+    assert summary["pii.pii"].startswith("3 flagged")
+    assert summary["text-stats.empty-response"].startswith("1 flagged")
+    run("signals", project, "chat", "-s", "contamination", "--target", "bench")
+    with Project.open(project) as opened:
+        from vendiscope.core.signals.reading import signal_columns, where
+
+        columns = signal_columns(opened, "chat")
+        assert where(opened, "chat", "email").tolist() == [True] + [False] * 7
+        assert (
+            where(opened, "chat", "phone").tolist()[1] and where(opened, "chat", "payment-card")[2]
+        )
+        assert columns["language"].labels()[3] == "de"
+        assert where(opened, "chat", "contaminated").tolist() == [False] * 4 + [True] + [False] * 3
+    cleaned = json.loads(run(
+        "clean", project, "chat", "--drop", "pii,contaminated", "--drop", "empty-response",
+        "--keep", "language == en", "--name", "clean", "--json",
+    ).output)  # fmt: skip
+    assert [r["removed"] for r in cleaned["rules"]] == [3, 1, 1, 1]
+    assert cleaned["kept"] == 2 and cleaned["subset"] == "clean"
+    with Project.open(project) as opened:
+        assert opened.dataset("chat").row_count == 8  # never deleted
+        assert opened.subset("chat", "clean").size == 2
+
+
+def test_bad_input_is_refused_by_name_and_leaves_the_project_unchanged(project) -> None:
+    counts = table_counts(project)
+    cases = [
+        (("signals", project, "chat", "-s", "nope"), "no signal named 'nope'"),
+        (("signals", project, "chat", "-s", "contamination"), "--target"),
+        (("signals", project, "chat", "-s", "contamination", "--target", "gone"), "gone"),
+        (("signals", project, "chat", "-s", "pii", "-p", "role=poem"), "role"),
+        (("clean", project, "chat", "--drop", "pii", "--name", "x"), "no signal column 'pii'"),
+        (("clean", project, "chat", "--name", "x"), "nothing to clean by"),
+    ]
+    for args, message in cases:
+        result = run(*args, ok=False)
+        assert result.exit_code != 0 and message in result.output, (args, result.output)
+    assert table_counts(project) == counts
+
+
+def test_the_python_api_computes_filters_and_cleans(project) -> None:
+    import vendiscope as vs
+
+    with vs.open(project, progress=False) as p:
+        (done,) = p.signals("chat", "pii")
+        assert done.vector_set.name == "signals/pii"
+        assert p.where("chat", "pii").sum() == 3
+        report = p.clean("chat", drop=["pii"], name="no-pii")
+        assert report.kept == 5 and [r.removed for r in report.rules] == [3]
+
+
+def test_lexical_duplicates_flag_every_copy_but_the_first(project, tmp_path) -> None:
+    story = "The old lighthouse keeper climbed the spiral stairs every evening to light the lamp"
+    rows = [
+        {"prompt": "Tell a story.", "response": story + "."},
+        {"prompt": "Tell a story.", "response": story + "!"},  # a near-copy
+        {"prompt": "Tell a story.", "response": story + " again."},
+        {"prompt": "Name a colour.", "response": "Blue."},
+    ]
+    run("import", project, write_jsonl(tmp_path / "stories.jsonl", rows), "--name", "stories")
+    run("signals", project, "stories", "-s", "lexical-dups", "-p", "threshold=0.7")
+    with Project.open(project) as opened:
+        from vendiscope.core.signals.reading import where
+
+        assert where(opened, "stories", "lexical-dups").tolist() == [False, True, True, False]
+    bad = run("signals", project, "stories", "-s", "lexical-dups", "-p", "size=2", ok=False)
+    assert "no parameter 'size'" in bad.output

@@ -1,0 +1,1 @@
+"""Built-in curation signals: text heuristics, PII, language and benchmark contamination."""
