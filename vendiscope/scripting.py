@@ -433,16 +433,22 @@ class Project:
         format: str | None = ExportOptions.format,
         params: dict[str, Any] | None = None,
         force: bool = ExportOptions.force,
+        redact: str | None = None,
         progress: bool | Progress | None = None,
         cancel: CancelToken | None = None,
     ) -> ExportResult:
         """Write a dataset or a subset in its original schema, manifest beside it
-        (``vendiscope export``); ``format`` defaults to the destination's suffix."""
+        (``vendiscope export``); ``format`` defaults to the destination's suffix.
+        ``redact="pii"`` writes personal data and secrets as ``[EMAIL]``, ``[PHONE]``, ...
+        (the project keeps the originals; the manifest records the redaction)."""
         from vendiscope.core.io.exporting import export_dataset
+        from vendiscope.core.signals.redaction import redaction
 
+        chosen = redaction(redact) if redact is not None else None
         return self._run(
             export_dataset, dataset, destination, subset=subset, format=format,
-            exporter_params=params or {}, force=force, progress=progress, cancel=cancel,
+            exporter_params=params or {}, force=force, redaction=chosen, progress=progress,
+            cancel=cancel,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ vectors

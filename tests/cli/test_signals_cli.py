@@ -121,3 +121,18 @@ def test_lexical_duplicates_flag_every_copy_but_the_first(project, tmp_path) -> 
         assert where(opened, "stories", "lexical-dups").tolist() == [False, True, True, False]
     bad = run("signals", project, "stories", "-s", "lexical-dups", "-p", "size=2", ok=False)
     assert "no parameter 'size'" in bad.output
+
+
+def test_export_redacts_personal_data_and_says_so_in_the_manifest(project, tmp_path) -> None:
+    out = tmp_path / "out.jsonl"
+    run("export", project, "chat", out, "--redact", "pii")
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert rows[0]["response"] == "Write to [EMAIL] today."
+    assert "[PHONE]" in rows[1]["response"] and "[CARD]" in rows[2]["response"]
+    assert rows[3] == ROWS[3]  # untouched
+    manifest = json.loads(out.with_name("out.jsonl.manifest.json").read_text(encoding="utf-8"))
+    assert manifest["redaction"]["kind"] == "pii" and manifest["redaction"]["rows_changed"] == 3
+    with Project.open(project) as opened:  # the project keeps the originals
+        assert "jane.doe@example.com" in opened.records("chat", 0, 1)[0].response
+    bad = run("export", project, "chat", tmp_path / "x.jsonl", "--redact", "names", ok=False)
+    assert "unknown kind 'names'" in bad.output and not (tmp_path / "x.jsonl").exists()

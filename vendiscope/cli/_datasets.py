@@ -211,12 +211,20 @@ def export(
         typer.Option("--param", "-p", help="Exporter parameter NAME=VALUE, repeatable."),
     ] = None,
     force: Annotated[bool, flag(ExportOptions, "force", "--force")] = ExportOptions.force,
+    redact: Annotated[
+        str | None,
+        typer.Option(
+            help="pii: write e-mail addresses, phone numbers, IP addresses, cards and secrets "
+            "as [EMAIL], [PHONE], ... (the project keeps the originals; the manifest says so)."
+        ),
+    ] = None,
     json: JsonOpt = False,
 ) -> None:
     """Export a dataset or subset in its original schema, with a manifest beside it."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.io.exporting import choose_exporter, export_dataset
     from vendiscope.core.plugin_host import default_registry
+    from vendiscope.core.signals.redaction import redaction
     from vendiscope.core.store.project import Project
 
     params = {}
@@ -232,6 +240,7 @@ def export(
             format=format,
             exporter_params=params,
             force=force,
+            redaction=redaction(redact) if redact is not None else None,
             progress=RichProgress(),
         )
     if json:

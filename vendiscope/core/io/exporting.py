@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -72,6 +72,7 @@ def export_dataset(
     format: str | None = None,
     exporter_params: dict[str, Any] | None = None,
     force: bool = False,
+    redaction: Redaction | None = None,
     registry: PluginRegistry | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
@@ -80,7 +81,9 @@ def export_dataset(
 
     Nothing is overwritten unless ``force`` (and never a folder, a project or anything but
     a regular file, see :mod:`vendiscope.core.base.atomic`); the file (or folder) and its
-    manifest appear together, whole, or not at all.
+    manifest appear together, whole, or not at all. ``redaction`` rewrites each row on its
+    way out (e.g. personal data replaced by ``[EMAIL]``); the manifest records it and how
+    many rows it changed. The project is never changed.
     """
     started = time.perf_counter()
     destination = Path(destination)
@@ -102,6 +105,7 @@ def export_dataset(
     check_destination(manifest, force=force)
 
     hashes: list[str] = []
+    changed = [0]  # rows the redaction rewrote
 
     def rows() -> Iterator[dict[str, Any]]:
         for done, record in enumerate(project.iter_records(dataset, subset=subset), 1):
@@ -109,7 +113,12 @@ def export_dataset(
                 cancel.raise_if_cancelled()
                 progress.update(done)
             hashes.append(record.content_hash)
-            yield record.original()
+            row = record.original()
+            if redaction is not None:
+                redacted = redaction.apply(row)
+                changed[0] += redacted != row
+                row = redacted
+            yield row
 
     progress.start(
         f"Exporting {dataset} to {shown_path(destination.name)}", total=total, unit="rows"
@@ -127,11 +136,24 @@ def export_dataset(
         document = _manifest(
             project, info, subset, selection, name, destination, written, hashes, file_digest
         )
+        if redaction is not None:
+            document["redaction"] = {"kind": redaction.name, "what": redaction.description,
+                                     "rows_changed": changed[0]}  # fmt: skip
         manifest_file.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
     seconds = time.perf_counter() - started
     _record_run(project, info, subset, name, destination, written, seconds)
     progress.finish()
     return ExportResult(destination, manifest, name, written, seconds)
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """A rewrite of exported rows (``apply(row) -> row``, never modifying its input), named
+    for the manifest."""
+
+    name: str
+    description: str
+    apply: Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def _manifest(
