@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
@@ -171,6 +172,7 @@ def report_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> s
         m["section"] == "coverage" for m in numbers["missing"]
     ):
         parts += _coverage_html(numbers, images)
+    parts += _quality_html(numbers)
     parts += _selection_html(numbers, images)
     if numbers.get("synthesis") or any(m["section"] == "synthesis" for m in numbers["missing"]):
         parts += _synthesis_html(numbers, images)
@@ -371,6 +373,44 @@ def _near_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> li
         out.append("<h3>The largest groups</h3>")
         out.append(_table([("records", True), ("first members", False)], rows))
     return out
+
+
+def _quality_html(numbers: dict[str, Any]) -> list[str]:
+    out = ["<h2>Quality</h2>"]
+    quality = numbers.get("quality")
+    if not quality:
+        where = (shlex.quote(str(numbers["project"])), shlex.quote(str(numbers["dataset"])))
+        command = "vendiscope signals {} {}".format(*where)
+        return [
+            *out,
+            f'<p class="missing">No curation signals computed (quality heuristics, '
+            f"personal data, language, duplicates) — run <code>{_e(command)}</code></p>",
+        ]
+    flags = [q for q in quality if q["kind"] == "flag"]
+    if flags:
+        out.append("<p>Records each curation signal flags (and the sources most flagged):</p>")
+        rows = [
+            [_e(q["column"]), _num(q["flagged"]), _pct(q["share"]),
+             _e(", ".join(f"{s or '(none)'} {n:,}" for s, n in list(q["by_source"].items())[:4]))]
+            for q in flags
+        ]  # fmt: skip
+        out.append(_table([("flag", False), ("records", True), ("share", True),
+                           ("by source", False)], rows))  # fmt: skip
+    values = [q for q in quality if q["kind"] != "flag"]
+    if values:
+        rows = [
+            [_e(q["column"]),
+             _e(", ".join(f"{label} {n:,}" for label, n in q["top"])) if q["kind"] == "label"
+             else f"{_e(_short(q['median']))} (5-95%: {_e(_short(q['p5']))} to "
+                  f"{_e(_short(q['p95']))})"]
+            for q in values
+        ]  # fmt: skip
+        out.append(_table([("value", False), ("median (range), or the commonest", False)], rows))
+    return out
+
+
+def _short(value: Any) -> str:
+    return "—" if value is None else f"{value:,.3g}"
 
 
 def _coverage_html(numbers: dict[str, Any], images: dict[str, dict[str, str]]) -> list[str]:

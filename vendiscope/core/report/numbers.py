@@ -147,6 +147,7 @@ def audit_numbers(
                 "message": "no selection runs yet",
             }
         )
+    numbers["quality"] = _quality(project, dataset)
     numbers["synthesis"] = _synthesis(project, dataset, missing)
     numbers["studies"] = _studies(project, dataset, missing)
     numbers["missing"] = missing
@@ -354,6 +355,44 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
             "subsets": rows,
             "charts": charts,
         })  # fmt: skip
+    return out
+
+
+def _quality(project: Project, dataset: str) -> list[Any]:
+    """Each computed signal column: how many records each flag raises (and in which sources),
+    a number's median and 5-95% range, a label's commonest values."""
+    import numpy as np
+
+    from vendiscope.core.signals.reading import signal_columns
+
+    columns = {k: v for k, v in signal_columns(project, dataset).items() if "." in k}
+    if not columns:  # optional, as studies are: the page says how to add them
+        return []
+    sources = np.asarray([r.source or "" for r in project.iter_records(dataset)], dtype=object)
+    out = []
+    for key, column in columns.items():
+        data = column.values
+        entry: dict[str, Any] = {"column": key, "kind": column.kind, "run_id": column.run_id}
+        if column.kind == "flag":
+            raised = data > 0
+            by_source = {
+                str(s): int(raised[sources == s].sum()) for s in np.unique(sources[raised])
+            }
+            ordered = dict(sorted(by_source.items(), key=lambda item: -item[1]))
+            share = float(raised.mean()) if len(data) else 0.0
+            entry.update(flagged=int(raised.sum()), share=share, by_source=ordered)
+        elif column.kind == "label":
+            labels = [label for label in column.labels() if label is not None]
+            counts = {label: labels.count(label) for label in set(labels)}
+            entry["top"] = sorted(counts.items(), key=lambda i: -i[1])[:5]
+        else:
+            finite = data[~np.isnan(data)]
+            entry.update(
+                median=float(np.median(finite)) if finite.size else None,
+                p5=float(np.percentile(finite, 5)) if finite.size else None,
+                p95=float(np.percentile(finite, 95)) if finite.size else None,
+            )
+        out.append(entry)
     return out
 
 
