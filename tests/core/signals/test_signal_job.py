@@ -180,3 +180,16 @@ def test_a_cancelled_signal_job_resumes_where_it_stopped(audited, registry) -> N
         again = compute_signal(project, "train", "stopping", chunk_rows=10, registry=registry)
         assert again.resumed_from == 10 and again.vector_set.n_rows == N
         assert signal_columns(project, "train")["stopping.odd"].values.shape == (N,)
+
+
+def test_a_number_column_weighs_quality_and_a_label_is_refused(audited, registry) -> None:
+    from vendiscope.core.metrics.quality import quality_weights
+
+    with Project.open(audited) as project:
+        compute_signal(project, "train", "digits", registry=registry)
+        with pytest.raises(ProjectError, match="record 0 has a not finite weight"):
+            quality_weights(project, "train", "digits")  # row 0 is NaN: not applicable
+        with pytest.raises(ProjectError, match="a label column of signal 'digits'"):
+            quality_weights(project, "train", "parity")
+        with pytest.raises(ProjectError, match="a flag column"):
+            quality_weights(project, "train", "odd")

@@ -1,9 +1,11 @@
 """Per-record quality weights for metrics and selectors, read from a column or a score set.
 
-``--quality COLUMN`` names either a one-column vector set of the dataset (a per-record
-score such as ``scores/run-3``) or a numeric field of the original records (a dotted path
-reaches into nested objects, e.g. ``meta.rating``). Weights must be finite and
-non-negative; the first record that breaks that is named in the error.
+``--quality COLUMN`` names a one-column vector set of the dataset (a per-record score such
+as ``scores/run-3``), a number column of a computed curation signal (``language-confidence``,
+``text-stats.words``; :mod:`vendiscope.core.signals.reading`) or a numeric field of the
+original records (a dotted path reaches into nested objects, e.g. ``meta.rating``). Weights
+must be finite and non-negative; the first record that breaks that is named in the error
+(a signal's not-applicable records, NaN, are refused the same way).
 """
 
 from __future__ import annotations
@@ -33,10 +35,29 @@ def quality_weights(project: Project, dataset: str, column: str) -> np.ndarray:
                 "one-column score set (e.g. scores/run-N) or a numeric record field"
             )
         weights = vectors.load(project, dataset, column)[:, 0].astype(np.float64)
+    elif (signal := _signal_column(project, dataset, column)) is not None:
+        weights = signal
     else:
         weights = _field_weights(project, dataset, column)
     _check(weights, dataset, column)
     return weights
+
+
+def _signal_column(project: Project, dataset: str, column: str) -> np.ndarray | None:
+    """A number column of a computed signal, or None when ``column`` names none."""
+    import numpy as np
+
+    from vendiscope.core.signals.reading import signal_columns
+
+    found = signal_columns(project, dataset).get(column)
+    if found is None:
+        return None
+    if found.kind != "number":
+        raise ProjectError(
+            f"quality '{column}': a {found.kind} column of signal '{found.signal}'; quality "
+            "needs numbers (e.g. language-confidence)"
+        )
+    return np.asarray(found.values, dtype=np.float64)
 
 
 def _field_weights(project: Project, dataset: str, column: str) -> np.ndarray:
