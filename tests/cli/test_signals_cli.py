@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -136,3 +137,14 @@ def test_export_redacts_personal_data_and_says_so_in_the_manifest(project, tmp_p
         assert "jane.doe@example.com" in opened.records("chat", 0, 1)[0].response
     bad = run("export", project, "chat", tmp_path / "x.jsonl", "--redact", "names", ok=False)
     assert "unknown kind 'names'" in bad.output and not (tmp_path / "x.jsonl").exists()
+
+
+def test_the_proxy_loss_is_computed_when_named(project, tiny_lm) -> None:
+    run("signals", project, "chat", "-s", "proxy-loss", "-p", f"model={tiny_lm}")
+    with Project.open(project) as opened:
+        from vendiscope.core.signals.reading import signal_columns
+
+        columns = signal_columns(opened, "chat")
+        loss = columns["loss"].values
+        assert np.isfinite(loss[:6]).all() and (loss[:6] > 0).all()
+        assert np.allclose(columns["perplexity"].values[:6], np.exp(loss[:6]), rtol=1e-4)

@@ -193,6 +193,9 @@ def options(kind: str, name: str, request: pytest.FixtureRequest) -> dict[str, A
     if kind == "featurizer" and name == "gradients":
         model = request.getfixturevalue("tiny_lm")
         return {"params": {"model": str(model), "dim": 64, "device": "cpu"}}
+    if kind == "signal" and name == "proxy-loss":
+        model = request.getfixturevalue("tiny_lm")
+        return {"params": {"model": str(model), "max_length": 64}}
     if kind == "view":
         return {"data": request.getfixturevalue("audited")}
     if kind == "trainer":

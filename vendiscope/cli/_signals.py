@@ -24,8 +24,8 @@ def signals(
         typer.Option(
             "--signal",
             "-s",
-            help="Signal plugin to compute, repeatable (default: every one "
-            "that needs no target; see `vendiscope plugins`).",
+            help="Signal plugin to compute, repeatable (default: every one that needs no "
+            "target and loads no model: not contamination or proxy-loss; `vendiscope plugins`).",
         ),
     ] = None,
     target: Annotated[
@@ -54,7 +54,8 @@ def signals(
         names = [
             c.name
             for c in registry.contributions("signal")
-            if target is not None or not _needs_target(registry.load("signal", c.name))
+            if not c.meta.get("on_demand")
+            and (target is not None or not _needs_target(registry.load("signal", c.name)))
         ]
         names += [LEXICAL] if target is None else []
     if not names:

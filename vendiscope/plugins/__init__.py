@@ -285,6 +285,17 @@ manifest = PluginManifest(
         ),
         Contribution(
             "signal",
+            "proxy-loss",
+            f"{_SIGNALS}.proxy_loss:ProxyLoss",
+            "Proxy-LM loss and perplexity",
+            description=(
+                "Each record's loss under the proxy language model (the G-Vendi proxy by "
+                "default): forward passes only, rendered as the gradient features are."
+            ),
+            meta={"on_demand": True},  # loads a language model: computed when named
+        ),
+        Contribution(
+            "signal",
             "contamination",
             f"{_SIGNALS}.contamination:Contamination",
             "Benchmark contamination",

@@ -126,6 +126,7 @@ def compute_signal(
         chunk_rows=options.chunk_rows or min(info.row_count or 1, 10_000),
         identity=("signal", "model_id", "target"),
         description=f"Signal '{signal}' of {dataset}",
+        size_chunks=options.chunk_rows is None,  # a slow signal commits about once a minute
     )
 
     def compute(records: Sequence[RecordRow], inner: Progress) -> ChunkResult:
