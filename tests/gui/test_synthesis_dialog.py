@@ -97,3 +97,23 @@ def test_start_waits_for_gradient_features(qtbot: Any, small_project: Path) -> N
         assert "needs gradient features first" in dialog.problem.text()
     finally:
         document.close()
+
+
+def test_test_connection_makes_one_real_example(qtbot: Any, dialog: SynthesisDialog) -> None:
+    """Against a real (scripted) server: one generation, parsed, timed, with the budget's
+    time; nothing written to the project."""
+    from tests.conftest import demo_rows
+    from tests.core.synthesis._server import example_server
+
+    rows = [{"prompt": r["prompt"], "response": r["response"]} for r in demo_rows(300, 340)]
+    with example_server(rows) as server:
+        _choose(dialog, "openai")
+        form = dialog.current_form()
+        form.set_value("base_url", server["url"])
+        form.set_value("model", "scripted")
+        dialog.test_button.click()
+        qtbot.waitUntil(lambda: dialog.check_job is None, timeout=120_000)
+    text = dialog.test_result.text()
+    assert text.startswith("Connected: ") and "serves 'scripted'" in text, text
+    assert "one example in" in text and "200 examples: at least" in text
+    assert "Structured output: fields" in text and "Parsed: prompt: " in text

@@ -73,8 +73,8 @@ errors = InertConsole(stderr=True, highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
 
 STOPPED = (
-    "nothing was half-written (embeddings and gradients keep their finished chunks: "
-    "run the same command again to resume)"
+    "nothing was half-written (finished work is kept: embedding, gradient and signal chunks, "
+    "synthesis rounds, study runs; run the same command again to resume)"
 )
 T = TypeVar("T")
 

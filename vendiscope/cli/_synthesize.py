@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
@@ -56,13 +57,43 @@ def synthesize(
             rich_help_panel=GENERATOR_OPTIONS,
         ),
     ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="openai: seconds one request may take, its whole reply included (default: "
+            "measured, scaled with max_new_tokens).",
+            rich_help_panel=GENERATOR_OPTIONS,
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            max=256,
+            help="openai: requests in flight at once (default: measured; 1 for a server "
+            "that serves one at a time).",
+            rich_help_panel=GENERATOR_OPTIONS,
+        ),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Make one real generation with the template, show whether it parses and "
+            "how long -n would take; write nothing.",
+            rich_help_panel=GENERATOR_OPTIONS,
+        ),
+    ] = False,
     param: Annotated[
         list[str] | None,
         typer.Option(
             "--param",
             "-p",
             help="Other generator parameter NAME=VALUE, repeatable "
-            "(temperature, top_p, max_new_tokens, concurrency...).",
+            "(temperature, top_p, max_new_tokens, structured...).",
             rich_help_panel=GENERATOR_OPTIONS,
         ),
     ] = None,
@@ -112,17 +143,23 @@ def synthesize(
     Rounds of: prompt the generator with seed examples, parse, drop duplicates, compute
     gradients, keep what the filter accepts. Each round is saved; run the same command again
     to resume a stopped run. The accepted examples become dataset NAME, every valid generation
-    NAME-all (the unfiltered baseline).
+    NAME-all (the unfiltered baseline). Try the generator first with --check.
     """
     from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.base.jobs import Cancelled
     from vendiscope.core.store.project import Project
     from vendiscope.core.synthesis.job import synthesize as run_synthesis
     from vendiscope.core.synthesis.options import SynthesisOptions
 
     params = plugin_params("generator", generator, param)
-    for key, value in (("model", model), ("base_url", base_url), ("api_key_env", api_key_env)):
-        if value is not None:
-            params[key] = value
+    for option, value in (("--timeout", timeout), ("--concurrency", concurrency)):
+        if value is not None and generator != "openai":
+            fail(f"{option} is an option of the openai generator, not '{generator}'", "usage", 2)
+    given: dict[str, object] = {
+        "model": model, "base_url": base_url, "api_key_env": api_key_env,
+        "timeout": timeout, "concurrency": concurrency,
+    }  # fmt: skip
+    params.update({key: value for key, value in given.items() if value is not None})
     try:
         options = SynthesisOptions(
             generator=generator, generator_params=params, budget=n, rounds=rounds, target=target,
@@ -136,10 +173,17 @@ def synthesize(
         if write_template is not None:
             _write_template(opened, dataset, options, write_template)
             return
-        report = run_synthesis(
-            opened, dataset, options, progress=RichProgress(),
-            on_round=None if json else _print_round,
-        )  # fmt: skip
+        if check:
+            _check(opened, dataset, options, json)
+            return
+        try:
+            report = run_synthesis(
+                opened, dataset, options, progress=RichProgress(),
+                on_round=None if json else _print_round, notice=_notice,
+            )  # fmt: skip
+        except (KeyboardInterrupt, Cancelled) as stopped:
+            word = "interrupted" if isinstance(stopped, KeyboardInterrupt) else "cancelled"
+            fail(f"{word}; {STOPPED}", word, 130, markup=f"\n[yellow]{word}[/]; {STOPPED}")
     if json:
         emit({**report.summary(), "rounds": report.rounds})
         return
@@ -158,17 +202,79 @@ def synthesize(
     )
 
 
+STOPPED = (
+    "the synthesis run was closed as cancelled; the rounds committed before are kept (run the "
+    "same command again to resume it, or give another --name to start afresh)"
+)
+
+
+def _notice(line: str) -> None:
+    errors.print(f"[yellow]note:[/] {escape(line)}", soft_wrap=True)
+
+
 def _print_round(entry: dict[str, Any]) -> None:
     """One line per committed round, on stderr beside the progress (stdout stays the result)."""
     reasons = ", ".join(f"{reason} {count}" for reason, count in entry["reasons"].items())
     baseline = entry.get("baseline")
     versus = "" if baseline is None else f" vs {baseline:.2f} unfiltered"
+    seconds, tokens = entry.get("seconds") or 0, entry.get("tokens") or 0
+    pace = f"; {seconds / max(entry['generated'], 1):.1f} s per example"
+    pace += f", {tokens / seconds:.1f} tokens/s" if tokens and seconds else ""
+    if entry["round"] == 0 and entry.get("structured"):
+        errors.print(f"structured output: {escape(entry['structured'])}", soft_wrap=True)
     errors.print(
         f"round {entry['round'] + 1}: {entry['generated']} generated, {entry['accepted']} "
         f"accepted (total {entry['accepted_total']}), G-Vendi {entry['gvendi']:.2f}{versus}"
-        + (f"; rejected: {reasons}" if reasons else ""),
+        + (f"; rejected: {escape(reasons)}" if reasons else "")
+        + pace,
         soft_wrap=True,
     )
+
+
+def _check(project: Any, dataset: str, options: Any, json: bool) -> None:
+    """``--check``: one real generation, parsed, timed; exit 1 when it does not parse."""
+    from vendiscope.cli._progress import RichProgress
+    from vendiscope.core.synthesis.probe import probe
+
+    report = probe(project, dataset, options, progress=RichProgress())
+    if json:
+        emit(report.summary())
+    else:
+        console.print(f"generator: {escape(report.check)}", soft_wrap=True)
+        console.print(f"structured output: {escape(report.structured or 'not asked for')}")
+        pace = f"{report.seconds:.1f} s for one example"
+        if report.tokens_per_s is not None:
+            pace += f" ({report.tokens} tokens, {report.tokens_per_s:.1f} tokens/s)"
+        console.print(pace)
+        if report.ok:
+            console.print("[green]parsed[/]: " + escape(_shown(report.values)), soft_wrap=True)
+        else:
+            detail = f": {report.detail}" if report.detail else ""
+            why = report.error or f"{report.reason}{detail}"
+            console.print(f"[red]not usable[/]: {escape(why)}", soft_wrap=True)
+            if report.text:
+                console.print(f"the generator wrote: {escape(repr(report.text))}", soft_wrap=True)
+            console.print(f"advice: {escape(report.advice())}", soft_wrap=True)
+        console.print(
+            f"-n {report.budget}: at least {_duration(report.estimate_s)} at this pace "
+            "(one generation at a time; not every generation is kept)"
+        )
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _shown(values: Any) -> str:
+    import json as json_module
+
+    return json_module.dumps(values, ensure_ascii=False)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
 
 
 def _stopped(reason: str) -> str:

@@ -117,3 +117,22 @@ def test_a_template_file_is_checked(tmp_path: Path) -> None:
     (tmp_path / "latin1.txt").write_bytes("[user]\n{examples} caf\xe9".encode("latin-1"))
     with pytest.raises(ValueError, match="not UTF-8"):
         load_template(str(tmp_path / "latin1.txt"), KEYS, {})
+
+
+def test_raw_line_breaks_in_a_value_are_taken() -> None:
+    """Models (and constrained decoders) write raw line breaks inside strings."""
+    from vendiscope.core.synthesis.algorithms.parsing import parse_example
+
+    found = parse_example(
+        '{"prompt": "Two lines:\nhere", "response": "ok\tdone"}', ["prompt", "response"]
+    )
+    assert found.values == {"prompt": "Two lines:\nhere", "response": "ok\tdone"}
+
+
+def test_the_example_schema_names_every_key() -> None:
+    from vendiscope.core.synthesis.algorithms.templates import example_schema
+
+    schema = example_schema(["question", "answer"])
+    assert schema["required"] == ["question", "answer"]
+    assert schema["properties"]["answer"] == {"type": "string", "minLength": 1}
+    assert schema["additionalProperties"] is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,7 +44,9 @@ def texts(generator: TransformersGenerator, prompts: Any = PROMPTS, seed: int = 
 def test_results_and_finish_reasons(generator: TransformersGenerator) -> None:
     progress = RecordingProgress()
     out = generator.generate(PROMPTS, seed=0, progress=progress, cancel=CancelToken())
-    assert len(out) == 3 and progress.updates == [(2, 3), (3, 3)]  # one update per batch
+    assert len(out) == 3 and progress.updates[-1] == (3, 3)
+    done = [completed for completed, _ in progress.updates]
+    assert done == sorted(done) and 2 in done  # per example as each ends, and per batch
     for generation in out:
         assert isinstance(generation.text, str) and generation.error is None
         if generation.finish_reason == "length":
@@ -73,18 +76,66 @@ def test_greedy_left_padding_gives_a_prompt_the_same_text_alone(
     assert len({len(p[-1]["content"]) for p in PROMPTS}) == 3  # so the batch really was padded
 
 
-def test_cancel_is_checked_between_batches(generator: TransformersGenerator) -> None:
+def test_cancel_stops_a_batch_within_a_token_step(generator: TransformersGenerator) -> None:
     cancel = CancelToken()
 
-    class CancelAfterFirstBatch(RecordingProgress):
+    class CancelAtFirstUpdate(RecordingProgress):
         def update(self, completed: float, total: float | None = None) -> None:
             super().update(completed, total)
             cancel.cancel()
 
-    progress = CancelAfterFirstBatch()
+    progress = CancelAtFirstUpdate()
     with pytest.raises(Cancelled):
         generator.generate(PROMPTS, seed=0, progress=progress, cancel=cancel)
-    assert progress.updates == [(2, 3)]
+    assert len(progress.updates) == 1 and progress.updates[0][0] <= 2  # the first batch
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"prompt": {"type": "string"}, "response": {"type": "string"}},
+    "required": ["prompt", "response"],
+    "additionalProperties": False,
+}
+ASK_JSON = [
+    [{"role": "user", "content": 'Write a new example like {"prompt": "Name a fruit", '
+                                 '"response": "Apple"} as one JSON object.'}],
+    [{"role": "user", "content": "Tell me a story about a dragon."}],
+]  # fmt: skip
+
+
+def test_a_schema_constrains_the_bundled_model_to_it(generator: TransformersGenerator) -> None:
+    """Even a prompt that asks for prose gets the object (lm-format-enforcer masks tokens)."""
+    generator.max_new_tokens = 64
+    try:
+        out = generator.generate(
+            ASK_JSON, seed=1, progress=NullProgress(), cancel=CancelToken(), schema=SCHEMA
+        )
+    finally:
+        generator.max_new_tokens = 12
+    assert generator.structured_output_.startswith("json_schema")
+    assert generator.describe()["structured_output"] == generator.structured_output_
+    for generation in out:
+        if generation.finish_reason == "stop":
+            found = json.loads(generation.text)
+            assert set(found) == {"prompt", "response"}
+            assert all(isinstance(v, str) for v in found.values())
+        else:  # cut at the token limit: the object's start, never prose
+            assert generation.text.lstrip().startswith("{")
+    assert any(g.finish_reason == "stop" for g in out)
+
+
+def test_structured_off_and_a_bad_schema(generator: TransformersGenerator) -> None:
+    bad = {"type": "object", "properties": {"x": {"type": "int"}}}
+    with pytest.raises(ValueError, match="schema property 'x' must be a string"):
+        generator.generate(ASK_JSON, seed=0, progress=NullProgress(), cancel=CancelToken(),
+                           schema=bad)  # fmt: skip
+    generator.structured = "off"
+    try:
+        generator.generate(ASK_JSON[:1], seed=0, progress=NullProgress(), cancel=CancelToken(),
+                           schema=SCHEMA)  # fmt: skip
+    finally:
+        generator.structured = "auto"
+    assert generator.structured_output_.startswith("off")
 
 
 def test_no_model_is_loaded_for_nothing_or_bad_input() -> None:
@@ -97,3 +148,11 @@ def test_no_model_is_loaded_for_nothing_or_bad_input() -> None:
     model_id = fresh.model_id
     assert "SmolLM2-135M-Instruct" in model_id
     assert "temperature=0.8 top_p=0.95 max_new_tokens=256 batch_size=8" in model_id
+
+
+def test_the_enforcer_offers_whole_characters_only(generator: TransformersGenerator) -> None:
+    """A byte of a character (half an emoji) would end a constrained string mid-way."""
+    from vendiscope.plugins.generators.transformers_local import _tokenizer_data
+
+    data = _tokenizer_data(generator._load()[1])
+    assert data.regular_tokens and all("\ufffd" not in text for _, text, _ in data.regular_tokens)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.plugins.generators._serve import TransformersServe, bundled_folder
 from vendiscope.api import CancelToken, NullProgress, PluginError
+from vendiscope.core.store.project import Project
+from vendiscope.core.synthesis.job import synthesize
+from vendiscope.core.synthesis.options import SynthesisOptions
+from vendiscope.core.synthesis.probe import probe
 from vendiscope.plugins.generators.openai_compat import OpenAIGenerator
 from vendiscope.testing import check_generator
 
@@ -68,3 +74,47 @@ def test_passes_the_conformance_kit_live(serve: TransformersServe) -> None:
         live=True,
         deterministic=False,
     )
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"prompt": {"type": "string"}, "response": {"type": "string"}},
+    "required": ["prompt", "response"],
+}
+
+
+def test_structured_output_is_detected_as_ignored(serve: TransformersServe) -> None:
+    """transformers serve takes ``response_format`` and ignores it (a warning in its log):
+    the generator sees prose, says so, and asks field by field."""
+    ask = [[{"role": "user", "content": "Tell me about the sea."}]]
+    made = generator(serve, max_new_tokens=24, concurrency=1, timeout=120.0)
+    out = made.generate(ask, seed=0, progress=NullProgress(), cancel=CancelToken(), schema=SCHEMA)
+    note = made.structured_output_
+    assert note.startswith("fields") and "did not follow the schema" in note
+    if out[0].finish_reason == "stop":
+        assert set(json.loads(out[0].text)) == {"prompt", "response"}
+
+
+def test_a_synthesis_run_keeps_an_example(
+    serve: TransformersServe, synthesis_project: Path
+) -> None:
+    """End to end: the job, the real server, the bundled model, measured timeout and
+    concurrency, structured output (field by field here), a kept example, and --check."""
+    params = {"base_url": serve.url, "model": serve.model, "max_new_tokens": 96}
+    options = SynthesisOptions(
+        generator="openai", generator_params=params, budget=2, filter="none", seed=1
+    )
+    with Project.open(synthesis_project) as project:
+        checked = probe(project, "pool", options)
+        assert checked.tokens > 0 and checked.seconds > 0 and "127.0.0.1" in checked.check
+        assert checked.ok or checked.reason in ("truncated (token limit)", "empty output")
+        report = synthesize(project, "pool", options)
+        assert report.accepted >= 1
+        kept = list(project.iter_records(report.name))
+        assert kept and all(r.prompt and r.response for r in kept)
+        first = report.rounds[0]
+        assert first["prompts"] == 2  # sized to -n 2, not a full round of 8
+        assert first["structured"].startswith("fields")
+        run = project.runs()[-1]
+        measured = run.result["generator_details"]
+        assert measured["base_url"].startswith(serve.url)

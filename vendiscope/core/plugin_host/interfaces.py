@@ -295,6 +295,13 @@ class Generator(ABC):
     the URL or model; a problem with one prompt becomes that prompt's
     :attr:`Generation.error`. Secrets (API keys) are read from the environment when used and
     never appear in :attr:`model_id`, :meth:`describe` or any message.
+
+    Structured output (API 1.7, optional): a generator whose ``generate`` also accepts a
+    keyword ``schema`` (a JSON schema of the object wanted: the dataset's keys) is given it by
+    the synthesis job and should make its backend keep to it (``response_format`` for a
+    server, constrained decoding for a local model), or ignore it where it cannot; one that
+    says what it did sets ``structured_output_`` (a short text) after the call. Generators
+    written for 1.4 keep working: the job calls them without it.
     """
 
     @abstractmethod

@@ -11,12 +11,18 @@ gradient rows and provenance (``"synthesis"`` in each original row), and the run
 gains the round: counts, reject reasons, the G-Vendi of pool + accepted rows and of pool + as
 many unfiltered generations. Every few rounds the pool and the accepted rows are clustered
 afresh. A killed or cancelled job resumes after its last committed round: the same command
-again (same generator, template, filter and seeds) continues it. See ``docs/synthesis.md``.
+again (same generator, server, template, filter and seeds) continues it; without ``name``, a
+run against another server is never resumed. A run that ends (complete, failed, cancelled or
+interrupted by Ctrl-C, which counts as cancelled) leaves no empty dataset behind: ``NAME`` and
+``NAME-all`` are removed when nothing was written to them, and made again if the run is
+resumed. See ``docs/synthesis.md``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +47,9 @@ if TYPE_CHECKING:
 
 RESUMABLE_CHANGES = ("budget", "rounds", "target", "name")
 OPERATIONAL_PARAMS = ("base_url", "concurrency", "timeout", "max_retries", "api_key_env", "device")
+SAME_SERVER_PARAMS = ("base_url",)
+"""Operational parameters a run resumed without a name must share: another server is another
+run, never a silent continuation of an old one."""
 
 
 @dataclass(frozen=True)
@@ -88,11 +97,13 @@ def synthesize(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     on_round: RoundCallback | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> SynthesisReport:
     """Generate examples for ``dataset`` in rounds until the budget, rounds or target.
 
     See the module docstring for what is written. ``on_round`` is called with each round's
-    entry of the run's result once the round is committed (the CLI prints it).
+    entry of the run's result once the round is committed (the CLI prints it); ``notice``
+    with a line worth telling before the rounds (a resumed run, what the check found).
     """
     started = time.perf_counter()
     progress = progress or NullProgress()
@@ -121,6 +132,12 @@ def synthesize(
         run_id, result = previous.id, dict(previous.result or {})
         claim_run(project, run_id, describe_run(run_id, RUN_KIND, "core:synthesis"))
         resumed_from = len(result.get("rounds", []))
+        _create_datasets(project, pool, name, all_name, run_id)
+        if notice is not None:
+            notice(
+                f"resuming '{name}' (run {run_id}, {previous.status}) after round "
+                f"{resumed_from}; give another --name to start afresh"
+            )
     result.update(
         generator_check=description,
         budget=options.budget,
@@ -131,19 +148,23 @@ def synthesize(
         job.restore()
         stopped = job.run(progress, cancel, on_round)
     except BaseException as error:
-        cancelled = isinstance(error, Cancelled) or cancel.cancelled
+        interrupted = isinstance(error, KeyboardInterrupt)
+        cancelled = interrupted or isinstance(error, Cancelled) or cancel.cancelled
         status = "cancelled" if cancelled else "failed"
         result["stopped"] = status
+        with contextlib.suppress(Exception):  # a failing store: closing the run matters more
+            _drop_empty(project, (name, all_name), result)
         finish_run(
             project,
             run_id,
             status=status,
             result=result,
-            error=repr(error),
+            error="interrupted (Ctrl-C)" if interrupted else repr(error),
             seconds=time.perf_counter() - started,
         )
         raise
     result["stopped"] = stopped
+    _drop_empty(project, (name, all_name), result)
     finish_run(
         project, run_id, status="complete", result=result, seconds=time.perf_counter() - started
     )
@@ -191,7 +212,11 @@ def _resumable_run(project: Project, dataset: str, options: SynthesisOptions) ->
             return None
         candidates = named[-1:]
     else:
-        candidates = [r for r in reversed(runs) if r.status != "complete"][:1]
+        candidates = [
+            r
+            for r in reversed(runs)
+            if r.status != "complete" and _same_server(r.params.get("options", {}), options)
+        ][:1]
     for run in candidates:
         if run.status == "running" and process_state(run.owner).alive is not False:
             raise ProjectError(
@@ -210,8 +235,25 @@ def _resumable_run(project: Project, dataset: str, options: SynthesisOptions) ->
     return None
 
 
+def _same_server(recorded: dict[str, Any], options: SynthesisOptions) -> bool:
+    params = recorded.get("generator_params") or {}
+    return all(params.get(key) == options.generator_params.get(key) for key in SAME_SERVER_PARAMS)
+
+
+def _drop_empty(project: Project, names: tuple[str, ...], result: dict[str, Any]) -> None:
+    """Remove the run's datasets that hold nothing (a resumed run makes them again)."""
+    existing = {d.name: d.row_count for d in project.datasets()}
+    dropped = [n for n in names if existing.get(n) == 0]
+    for dataset in dropped:
+        project.delete_dataset(dataset)
+    if dropped:
+        result["removed_empty"] = dropped
+
+
 def _free_name(project: Project) -> str:
+    """``synth-N``: the first N no dataset and no earlier synthesis run has used."""
     taken = {d.name for d in project.datasets()}
+    taken |= {str(r.params.get("name")) for r in project.runs() if r.kind == RUN_KIND}
     number = 1
     while f"synth-{number}" in taken or f"synth-{number}-all" in taken:
         number += 1
@@ -244,21 +286,7 @@ def _start(
         seed=options.seed,
         packages=("torch", "transformers", "faiss-cpu"),
     )
-    mapping = {"roles": pool.keys.roles, "detected": "synthesis"}
-    source = f"synthesis run {run_id} from dataset '{pool.dataset}'"
-    target = pool.vector_set
-    for dataset in (name, all_name):
-        store.create_dataset(
-            project,
-            dataset,
-            source_uri=source,
-            field_mapping=mapping,
-            vector_set=target.name,
-            kind=target.kind,
-            model=target.model,
-            params=target.params,
-            dim=target.dim,
-        )
+    _create_datasets(project, pool, name, all_name, run_id)
     pool_gvendi = vendi.vendi_score(pool.rows)
     result = {
         "dataset": pool.dataset,
@@ -282,3 +310,25 @@ def _start(
     }
     update_result(project, run_id, result)
     return run_id, result
+
+
+def _create_datasets(project: Project, pool: Pool, name: str, all_name: str, run_id: int) -> None:
+    """The run's two datasets with their (empty) vector sets, those not there yet."""
+    existing = {d.name for d in project.datasets()}
+    mapping = {"roles": pool.keys.roles, "detected": "synthesis"}
+    source = f"synthesis run {run_id} from dataset '{pool.dataset}'"
+    target = pool.vector_set
+    for dataset in (name, all_name):
+        if dataset in existing:
+            continue
+        store.create_dataset(
+            project,
+            dataset,
+            source_uri=source,
+            field_mapping=mapping,
+            vector_set=target.name,
+            kind=target.kind,
+            model=target.model,
+            params=target.params,
+            dim=target.dim,
+        )

@@ -24,8 +24,9 @@ from vendiscope.core.store import record_lookup as stored_records
 from vendiscope.core.store import synthesis as store
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
+from vendiscope.core.synthesis import generation
 from vendiscope.core.synthesis.algorithms import filters, parsing
-from vendiscope.core.synthesis.algorithms.templates import Template, render
+from vendiscope.core.synthesis.algorithms.templates import Template, example_schema, render
 from vendiscope.core.synthesis.dedup import EXACT, NEAR, DuplicateGuard
 from vendiscope.core.synthesis.options import SynthesisOptions
 from vendiscope.core.synthesis.records import PROVENANCE_KEY
@@ -39,6 +40,12 @@ REJECTS_KEPT = 200
 REJECT_TEXT = 400
 FILTER_REASON = {"sparse-cluster": "dense cluster", "gain": "gain below threshold"}
 BUDGET_REACHED = "budget reached"
+ADVICE = (
+    "ask for structured output (the transformers generator constrains decoding to the "
+    "example's JSON schema when lm-format-enforcer is installed; servers such as llama.cpp's, "
+    "vLLM and Ollama honour response_format), use a larger instruction-tuned model, or "
+    "generate on a server (docs/generators.md)"
+)
 RoundCallback = Callable[[dict[str, Any]], None]
 
 
@@ -91,6 +98,7 @@ class Rounds:
         self.threshold = (
             filters.DEFAULT_THRESHOLD if options.threshold is None else options.threshold
         )
+        self.schema = example_schema(pool.keys.names)
 
     # -------------------------------------------------------------- resume
     def restore(self) -> None:
@@ -173,12 +181,15 @@ class Rounds:
             entry = self._round(len(self.result["rounds"]), progress, cancel)
             if on_round is not None:
                 on_round(entry)
+            if entry["round"] == 0 and entry["parsed"] == 0:
+                raise PluginError(
+                    f"the first round gave no usable example: {_top_reasons([entry])}; "
+                    f"{ADVICE}. The outputs and why each was rejected are in run {self.run_id} "
+                    f"(structured output: {entry.get('structured') or 'not asked for'})"
+                )
             fruitless = self._fruitless()
             if fruitless:
-                reasons: Counter[str] = Counter()
-                for past in fruitless:
-                    reasons.update(past["reasons"])
-                top = ", ".join(f"{reason} ({count})" for reason, count in reasons.most_common(3))
+                top = _top_reasons(fruitless)
                 first, last = fruitless[0]["round"] + 1, fruitless[-1]["round"] + 1
                 which = f"round {last}" if first == last else f"rounds {first}-{last}"
                 raise PluginError(
@@ -215,11 +226,13 @@ class Rounds:
             progress.finish()
         assert p.state is not None
         rng = np.random.default_rng([options.seed, number])
+        # no more prompts than examples still wanted: -n 4 asks for 4, not a full round
+        wanted = max(1, min(options.prompts_per_round, options.budget - p.accepted))
         seeds = choose_seeds(
             np.asarray(p.labels),
             p.state.sizes,
             p.state.median,
-            prompts=options.prompts_per_round,
+            prompts=wanted,
             per_prompt=options.examples_per_prompt,
             rule=options.seeds,
             rng=rng,
@@ -235,8 +248,13 @@ class Rounds:
             total=len(prompts),
             unit="examples",
         )
-        outputs = self.generator.generate(
-            prompts, seed=options.seed * 100_003 + number, progress=progress, cancel=cancel
+        outputs = generation.generate(
+            self.generator,
+            prompts,
+            seed=options.seed * 100_003 + number,
+            progress=progress,
+            cancel=cancel,
+            schema=self.schema,
         )
         progress.finish()
         if len(outputs) != len(prompts):
@@ -418,6 +436,7 @@ class Rounds:
             "reclustered": reclustered,
             "seconds": round(time.perf_counter() - started, 3),
             "tokens": sum(o.tokens for o in outputs),
+            "structured": generation.structured_note(self.generator),
         }
         result["rounds"] = [*result["rounds"], entry]
         result["rejects"] = [*result.get("rejects", []), *rejects][-REJECTS_KEPT:]
@@ -448,6 +467,14 @@ class Rounds:
             return vendi.vendi_from_gram(self.pool_gram, self.pool_n)
         extra, m = vendi.gram_dual([rows])
         return vendi.vendi_from_gram(self.pool_gram + extra, self.pool_n + m)
+
+
+def _top_reasons(entries: list[dict[str, Any]]) -> str:
+    """The three commonest reject reasons of these rounds, with their counts."""
+    reasons: Counter[str] = Counter()
+    for entry in entries:
+        reasons.update(entry["reasons"])
+    return ", ".join(f"{reason} ({count})" for reason, count in reasons.most_common(3))
 
 
 def _category(rule: str, reason: str) -> str:

@@ -67,11 +67,48 @@ def check_generator(
 
 
 def check_generator_job(
-    name: str, params: dict[str, Any], *, progress: Any = None, cancel: Any = None
-) -> str:
+    name: str,
+    params: dict[str, Any],
+    location: str | None = None,
+    dataset: str | None = None,
+    options: dict[str, Any] | None = None,
+    *,
+    progress: Any = None,
+    cancel: Any = None,
+) -> str | dict[str, Any]:
     """:func:`check_generator` as a job (a child process runs it: a local model imports
-    torch, which the window's process never does)."""
-    return check_generator(name, params)
+    torch, which the window's process never does). Given the project, the dataset and the
+    dialog's options, one real generation instead (:func:`probe_text`)."""
+    if location is None or dataset is None or options is None:
+        return check_generator(name, params)
+    from vendiscope.core.synthesis.options import SynthesisOptions
+    from vendiscope.core.synthesis.probe import probe
+
+    chosen = SynthesisOptions(**{**options, "generator": name, "generator_params": params})
+    with opened(location) as project:
+        report = probe(project, dataset, chosen, progress=progress, cancel=cancel)
+    return {"ok": report.ok, "text": probe_text(report)}
+
+
+def probe_text(report: Any) -> str:
+    """What one real generation showed, in a few lines (the dialog's Test connection)."""
+    pace = f"one example in {report.seconds:.1f} s"
+    if report.tokens_per_s is not None:
+        pace += f" ({report.tokens_per_s:.1f} tokens/s)"
+    minutes = report.estimate_s / 60
+    lines = [
+        f"{report.check}; {pace}; {report.budget} examples: at least {minutes:.0f} min",
+        f"Structured output: {report.structured or 'not asked for'}",
+    ]
+    if report.ok:
+        shown = "; ".join(f"{k}: {v[:120]}" for k, v in report.values.items())
+        lines.append(f"Parsed: {shown}")
+    else:
+        why = report.error or f"{report.reason}" + (f" ({report.detail})" if report.detail else "")
+        lines.append(f"Not usable: {why}. {report.advice()}")
+        if report.text:
+            lines.append(f"It wrote: {report.text[:200]}")
+    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------- preview

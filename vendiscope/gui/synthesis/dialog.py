@@ -91,8 +91,9 @@ class SynthesisDialog(JobDialog):
         self.generators.changed.connect(lambda: self.test_result.setText(""))
         self.test_button = QPushButton("Test connection")
         self.test_button.setToolTip(
-            "Reach the generator once with these settings (a local model is loaded: up to a "
-            "minute on a CPU)"
+            "Make one real example with these settings and the template: whether it parses, "
+            "and how long the budget would take (a local model is loaded: up to a minute on "
+            "a CPU)"
         )
         self.test_button.clicked.connect(self.test_connection)
         self.test_result = plain_label()
@@ -213,6 +214,13 @@ class SynthesisDialog(JobDialog):
             self._show_test(False, problem)
             return
         self.test_result.setText("Connecting…")
+        try:
+            options: dict[str, Any] | None = self.options()
+        except ValueError:
+            options = None  # the settings are not valid yet: reach the generator only
+        probing = () if options is None or self.location is None else (
+            self.location, self.dataset, options
+        )  # fmt: skip
         self.check_job = self._start_check(
             self.test_button,
             self._tested,
@@ -220,6 +228,7 @@ class SynthesisDialog(JobDialog):
             data.check_generator_job,
             name,
             form.values(),
+            *probing,
         )
 
     def _tested(self, job: Any) -> None:
@@ -227,7 +236,10 @@ class SynthesisDialog(JobDialog):
 
         self.check_job = None
         self.test_button.setEnabled(self.current_form() is not None)
-        if job.state == JobState.DONE:
+        if job.state == JobState.DONE and isinstance(job.result, dict):
+            ok, text = bool(job.result.get("ok")), str(job.result.get("text"))
+            self._show_outcome(self.test_result, ok, f"Connected: {text}", text)
+        elif job.state == JobState.DONE:
             self._show_test(True, str(job.result))
         elif job.state == JobState.FAILED and job.error is not None:
             self._show_test(False, describe_error(job.error))

@@ -1,4 +1,4 @@
-"""What both built-in generators share: checking prompts, deriving seeds, stop tokens.
+"""What both built-in generators share: checking prompts and schemas, deriving seeds, stop tokens.
 
 The built-in trainer's greedy answers stop where the local generator stops
 (:func:`stop_token_ids`).
@@ -7,6 +7,7 @@ The built-in trainer's greedy answers stop where the local generator stops
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,3 +66,50 @@ def completion_text(ids: Sequence[int], stop: set[int], tokenizer: Any) -> tuple
     end = next((i for i, token in enumerate(ids) if token in stop), None)
     kept = ids if end is None else ids[:end]
     return tokenizer.decode(kept, skip_special_tokens=True).strip(), end
+
+
+def check_schema(schema: object) -> None:
+    """Raise ``ValueError`` unless ``schema`` is the JSON schema of an object whose properties
+    are all strings (what the synthesis job asks for: one key per field of the dataset)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise ValueError('schema must be a JSON schema of an object ({"type": "object", ...})')
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        raise ValueError("schema must name the object's properties")
+    for name, spec in properties.items():
+        if not isinstance(spec, dict) or spec.get("type") != "string":
+            raise ValueError(f"schema property {name!r} must be a string property")
+    required = schema.get("required", [])
+    if not isinstance(required, list) or any(r not in properties for r in required):
+        raise ValueError("schema 'required' must list some of its properties")
+
+
+def schema_keys(schema: dict[str, Any]) -> list[str]:
+    """The schema's keys in the order the object is written (``required`` first)."""
+    required = [str(k) for k in schema.get("required", [])]
+    return required + [str(k) for k in schema["properties"] if k not in required]
+
+
+def find_object(text: str, keys: Sequence[str]) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (bare, fenced or embedded in prose) that has every
+    key in ``keys`` as non-empty text; ``None`` when there is none."""
+    decoder = json.JSONDecoder(strict=False)  # raw line breaks in strings, as the parser takes
+    stripped = text.strip()
+    starts = [0] if stripped.startswith("{") else []
+    starts += [i for i, c in enumerate(stripped) if c == "{" and i]
+    for start in starts:
+        try:
+            found, _ = decoder.raw_decode(stripped, start)
+        except ValueError:
+            continue
+        if isinstance(found, dict) and all(
+            isinstance(found.get(k), str) and found[k].strip() for k in keys
+        ):
+            return found
+    return None
+
+
+def conforms(text: str, schema: dict[str, Any]) -> bool:
+    """Whether ``text`` holds a JSON object with every required key as non-empty text (what
+    a server that enforces the schema always returns; one that ignores it often does not)."""
+    return find_object(text, schema_keys(schema)) is not None

@@ -2,12 +2,15 @@
 
 :func:`request` sends one request on a new connection and returns a :class:`Reply` (any status)
 or raises :class:`Unreachable` (nothing listens there, the name does not resolve) or
-:class:`Transient` (a reset, a timeout: worth retrying). :func:`with_retries` retries transient
-failures, HTTP 429 and 5xx with exponential backoff, honouring ``Retry-After``.
+:class:`Transient` (a reset: worth retrying), :class:`TimedOut` (no complete reply within the
+timeout, which bounds the whole reply: not retried) or :class:`TooLarge` (a reply over the size
+cap). :func:`with_retries` retries resets, HTTP 429 and 5xx with exponential backoff, honouring
+``Retry-After``; never a timed-out request, which the server may still be working on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import http.client
 import json
@@ -31,7 +34,21 @@ class Unreachable(Exception):
 
 
 class Transient(Exception):
-    """A failure worth retrying: reset, timeout, a cut-off reply."""
+    """A failure worth retrying: a reset, a cut-off reply, a closed connection."""
+
+
+class TimedOut(Transient):
+    """No complete reply within the timeout. Never retried: the server may still be working
+    on the request, and sending it again would queue a second copy behind the first.
+    ``connected`` says whether the server had accepted the connection (busy, not absent)."""
+
+    def __init__(self, message: str, *, connected: bool = True) -> None:
+        super().__init__(message)
+        self.connected = connected
+
+
+class TooLarge(Exception):
+    """The reply was larger than the cap (an endless or runaway reply)."""
 
 
 @dataclass
@@ -110,6 +127,11 @@ def display_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""The largest reply body read (bytes); a longer one is cut off and is that request's error."""
+_CHUNK = 65536
+
+
 def request(
     method: str,
     url: str,
@@ -117,8 +139,17 @@ def request(
     body: object | None = None,
     headers: dict[str, str] | None = None,
     timeout: float = 60.0,
+    max_bytes: int = MAX_REPLY_BYTES,
+    stop: threading.Event | None = None,
 ) -> Reply:
-    """Send one request (JSON body) on a fresh connection; the reply, whatever its status."""
+    """Send one request (JSON body) on a fresh connection; the reply, whatever its status.
+
+    ``timeout`` bounds the **whole** exchange (connecting, the headers and the last byte of
+    the body): a server that trickles its reply or streams without end is cut off at the
+    deadline (:class:`TimedOut`), however often it sends a byte. A body over ``max_bytes``
+    raises :class:`TooLarge`. ``stop`` set closes the connection at once (a cancelled run),
+    which tells a server that cancels abandoned requests (most do) to stop working on it.
+    """
     parts = urlsplit(url)
     connection: http.client.HTTPConnection
     if parts.scheme == "https":
@@ -139,26 +170,105 @@ def request(
 
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
         sent.setdefault("Authorization", "Basic " + base64.b64encode(pair).decode())
+    deadline = time.monotonic() + timeout
+    cut = _Cutter(connection)
+    timer = threading.Timer(timeout, cut.expire)
+    timer.daemon = True
+    timer.start()
+    watch: threading.Thread | None = None
+    if stop is not None:
+        watch = threading.Thread(target=cut.watch, args=(stop,), daemon=True)
+        watch.start()
     try:
         try:
             connection.connect()
         except (ConnectionRefusedError, socket.gaierror) as exc:
             raise Unreachable(_reason(exc)) from None
         except OSError as exc:
-            if isinstance(exc, (TimeoutError, socket.timeout)):
-                raise Transient("connection timed out") from None
+            if isinstance(exc, (TimeoutError, socket.timeout)) or cut.expired:
+                raise TimedOut(
+                    f"no connection within {timeout:g} s (timeout)", connected=False
+                ) from None
             raise Unreachable(_reason(exc)) from None
+        cut.connected()
         try:
             connection.request(method, target, body=payload, headers=sent)
             response = connection.getresponse()
-            data = response.read()
-        except TimeoutError:
-            raise Transient(f"no reply within {timeout:g} s (timeout)") from None
+            data = bytearray()
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
+                if cut.sock is not None:
+                    cut.sock.settimeout(remaining)
+                chunk = response.read1(_CHUNK)
+                if not chunk:
+                    break
+                data += chunk
+                if len(data) > max_bytes:
+                    raise TooLarge(f"the reply was larger than {max_bytes:,} bytes; cut off")
+        except TooLarge:
+            raise
         except (http.client.HTTPException, OSError) as exc:
+            if cut.stopped:
+                raise Transient("stopped: the run was cancelled") from None
+            if cut.expired or isinstance(exc, TimeoutError):
+                raise TimedOut(_timed_out(timeout)) from None
             raise Transient(_reason(exc)) from None
-        return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+        if cut.expired:
+            raise TimedOut(_timed_out(timeout))
+        return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, bytes(data))
     finally:
+        timer.cancel()
+        cut.done()
         connection.close()
+
+
+def _timed_out(timeout: float) -> str:
+    return f"no complete reply within {timeout:g} s (timeout)"
+
+
+class _Cutter:
+    """Closes a connection's socket from another thread: at the deadline, or on ``stop``."""
+
+    def __init__(self, connection: http.client.HTTPConnection) -> None:
+        self.connection = connection
+        self.sock: socket.socket | None = None
+        self.expired = False
+        self.stopped = False
+        self.finished = threading.Event()
+        self._lock = threading.Lock()
+
+    def connected(self) -> None:
+        with self._lock:
+            self.sock = self.connection.sock  # kept: the connection forgets it on "close"
+            if self.expired or self.stopped:
+                self._shut()
+
+    def _shut(self) -> None:
+        sock = self.sock or self.connection.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def expire(self) -> None:
+        with self._lock:
+            if not self.finished.is_set():
+                self.expired = True
+                self._shut()
+
+    def watch(self, stop: threading.Event) -> None:
+        while not self.finished.is_set():
+            if stop.wait(0.1):
+                with self._lock:
+                    if not self.finished.is_set():
+                        self.stopped = True
+                        self._shut()
+                return
+
+    def done(self) -> None:
+        with self._lock:
+            self.finished.set()
 
 
 def _reason(exc: BaseException) -> str:
@@ -203,6 +313,7 @@ class Outcome:
     reply: Reply | None
     failure: str | None = None
     attempts: int = 1
+    timed_out: bool = False
 
 
 def with_retries(
@@ -217,6 +328,8 @@ def with_retries(
     Waits ``BACKOFF_START * 2**attempt`` seconds (at most ``BACKOFF_MAX``) between tries, or
     the ``Retry-After`` the server asked for (at most :data:`MAX_RETRY_AFTER`). ``stop`` set
     ends the waiting early. :class:`Unreachable` propagates (the caller's whole run stops).
+    A timed-out request (:class:`TimedOut`) or an oversized reply (:class:`TooLarge`) is not
+    retried: it ends with that failure at once.
     """
     attempt = 0
     while True:
@@ -224,6 +337,11 @@ def with_retries(
         wait: float | None = None
         try:
             reply = send()
+        except TimedOut as exc:
+            return Outcome(None, f"{exc}; not retried (the server may still be working on it)",
+                           attempt, timed_out=True)  # fmt: skip
+        except TooLarge as exc:
+            return Outcome(None, str(exc), attempt)
         except Transient as exc:
             failure = str(exc)
             reply = None

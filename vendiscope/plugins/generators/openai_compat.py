@@ -1,12 +1,31 @@
 """The ``openai`` generator: any OpenAI-compatible ``/v1/chat/completions`` server.
 
 vLLM, llama.cpp's server, Ollama, TGI, ``transformers serve`` and hosted APIs all speak it.
-Requests go out ``concurrency`` at a time over the standard library's ``http.client`` (no new
-dependency), each with a timeout; HTTP 429, 5xx, resets and timeouts are retried with
-exponential backoff (honouring ``Retry-After``). A prompt whose request still fails, or whose
-reply cannot be read, gets a :class:`~vendiscope.api.Generation` with ``error`` set; a problem
-that stops every request (nothing listens at the URL, the model is unknown to the server, the
-API key is refused) raises :class:`~vendiscope.api.PluginError`.
+Requests go out over the standard library's ``http.client`` (no new dependency).
+
+**Sized to the server.** Unless ``concurrency`` and ``timeout`` are given, the first call
+measures the server with its own first prompts: one request alone (its seconds and tokens),
+then two at once (does the server serve them side by side, or one after the other?). It then
+sends one request at a time to a server that queues them (llama.cpp's server, ``transformers
+serve`` on a CPU) and four to one that batches them, each with a timeout that scales with
+``max_new_tokens`` at the measured speed (:attr:`OpenAIGenerator.measured_`). A timeout bounds
+the whole reply, a trickle or an endless stream included, and a reply is capped in size
+(:data:`~vendiscope.plugins.generators._http.MAX_REPLY_BYTES`). HTTP 429, 5xx and resets are
+retried with exponential backoff (honouring ``Retry-After``); a timed-out request never is,
+since the server may still be working on it.
+
+**Structured output.** Given the example's JSON schema (``generate(..., schema=...)``, as the
+synthesis job does), the request asks for it with ``response_format`` (``json_schema``:
+vLLM, llama.cpp's server, Ollama, OpenAI). A server that refuses the field, or accepts it and
+does not follow it (``transformers serve`` ignores it), is then asked field by field: one
+plain-text request per key of the schema, assembled into the object here, so every reply is
+a well-formed example however small the model. :attr:`OpenAIGenerator.structured_output_`
+says which was used and why.
+
+A prompt whose request still fails, or whose reply cannot be read, gets a
+:class:`~vendiscope.api.Generation` with ``error`` set; a problem that stops every request
+(nothing listens at the URL, the model is unknown to the server, the API key is refused)
+raises :class:`~vendiscope.api.PluginError`.
 
 The API key is read from the environment variable named by ``api_key_env`` when a request is
 sent and goes only into its ``Authorization`` header: never into ``model_id``, ``describe()``,
@@ -18,17 +37,38 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import threading
+import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from vendiscope.api import Generation, Generator, PluginError, Range
 from vendiscope.plugins.generators import _http
-from vendiscope.plugins.generators._common import check_prompts, derive_seed
+from vendiscope.plugins.generators._common import (
+    check_prompts,
+    check_schema,
+    derive_seed,
+)
+from vendiscope.plugins.generators._structured import _Call
 
 if TYPE_CHECKING:
     from vendiscope.api import CancelToken, Message, Progress
 
 _POLL = 0.1  # seconds between cancellation checks while requests run
+PROBE_TIMEOUT = 10.0
+"""Seconds :meth:`OpenAIGenerator.check` waits for ``GET /models``."""
+FIRST_TIMEOUT_MIN = 120.0
+"""The least timeout of the first, measuring request (seconds), before the server's speed is
+known: ``max(FIRST_TIMEOUT_MIN, max_new_tokens * 1 s)``."""
+TIMEOUT_MIN = 30.0
+TIMEOUT_FACTOR = 3.0
+"""A measured timeout: ``TIMEOUT_FACTOR`` x the time a full ``max_new_tokens`` reply takes at
+the measured speed (at least :data:`TIMEOUT_MIN` s)."""
+PARALLEL_CONCURRENCY = 4
+"""Requests in flight for a server that serves several at once."""
+PARALLEL_GAIN = 1.5
+"""Two requests at once counted as served side by side when together they make tokens at
+least this much faster than one alone."""
+STRUCTURED = ("auto", "json_schema", "fields", "off")
 
 
 class OpenAIGenerator(Generator):
@@ -47,11 +87,17 @@ class OpenAIGenerator(Generator):
         ``Authorization: Bearer ...``; no variable, no header). The key itself is never a
         parameter, so it is never stored with a run.
     concurrency
-        Requests in flight at once.
+        Requests in flight at once; ``None`` (the default) measures the server: 1 for one
+        that serves one request at a time, 4 for one that batches.
     timeout
-        Seconds to wait for a connection or for the server's reply to each request.
+        Seconds one request may take, the whole reply included; ``None`` (the default)
+        scales it with ``max_new_tokens`` at the server's measured speed.
     max_retries
-        Retries of a request after HTTP 429, 5xx, a reset or a timeout.
+        Retries of a request after HTTP 429, 5xx or a reset (never after a timeout).
+    structured
+        ``"auto"``: ask for the example's JSON schema (``response_format``) and, where the
+        server refuses or ignores it, ask field by field; ``"json_schema"``: the schema or
+        an error; ``"fields"``: field by field always; ``"off"``: the prompt alone.
     temperature, top_p
         Sampling settings sent with each request.
     max_new_tokens
@@ -64,12 +110,13 @@ class OpenAIGenerator(Generator):
         base_url: str = "http://127.0.0.1:8000/v1",
         model: str = "",
         api_key_env: str = "OPENAI_API_KEY",
-        concurrency: Annotated[int, Range(1, 256)] = 4,
-        timeout: Annotated[float, Range(gt=0.0)] = 60.0,
+        concurrency: Annotated[int | None, Range(1, 256)] = None,
+        timeout: Annotated[float | None, Range(gt=0.0)] = None,
         max_retries: Annotated[int, Range(0, 20)] = 3,
         temperature: Annotated[float, Range(0.0, 2.0)] = 0.8,
         top_p: Annotated[float, Range(gt=0.0, le=1.0)] = 0.95,
         max_new_tokens: Annotated[int, Range(1, 1_000_000)] = 256,
+        structured: Literal["auto", "json_schema", "fields", "off"] = "auto",
     ) -> None:
         self.base_url = base_url
         self.model = model
@@ -80,6 +127,31 @@ class OpenAIGenerator(Generator):
         self.temperature = temperature
         self.top_p = top_p
         self.max_new_tokens = max_new_tokens
+        self.structured = structured
+
+    @property
+    def measured_(self) -> dict[str, Any]:
+        """What the first call measured: seconds and tokens of one request, whether two
+        were served side by side, and the concurrency and timeout chosen (empty before)."""
+        return dict(self.__dict__.get("_measured") or {})
+
+    @property
+    def structured_output_(self) -> str | None:
+        """How the last call asked for structure (``None``: no schema was asked for)."""
+        return self.__dict__.get("_structured_note")
+
+    def _concurrency(self) -> int:
+        if self.concurrency is not None:
+            return int(self.concurrency)
+        return int(self.measured_.get("concurrency", 1))
+
+    def _timeout(self) -> float:
+        if self.timeout is not None:
+            return float(self.timeout)
+        measured = self.measured_.get("timeout")
+        if measured is not None:
+            return float(measured)
+        return max(FIRST_TIMEOUT_MIN, float(self.max_new_tokens))
 
     # ------------------------------------------------------------------ identity
     def _base(self) -> str:
@@ -107,9 +179,12 @@ class OpenAIGenerator(Generator):
             "temperature": float(self.temperature),
             "top_p": float(self.top_p),
             "max_new_tokens": int(self.max_new_tokens),
-            "concurrency": int(self.concurrency),
-            "timeout": float(self.timeout),
+            "concurrency": None if self.concurrency is None else int(self.concurrency),
+            "timeout": None if self.timeout is None else float(self.timeout),
             "max_retries": int(self.max_retries),
+            "structured": self.structured,
+            "structured_output": self.structured_output_,
+            "measured": self.measured_,
             "api_key_env": self.api_key_env,
             "api_key_set": bool(self._key()),
         }
@@ -148,9 +223,9 @@ class OpenAIGenerator(Generator):
         """The model ids ``GET /models`` lists, or ``None`` when the server does not say."""
         try:
             reply = _http.request(
-                "GET", f"{base}/models", headers=self._headers(key), timeout=float(self.timeout)
+                "GET", f"{base}/models", headers=self._headers(key), timeout=PROBE_TIMEOUT
             )
-        except (_http.Unreachable, _http.Transient):
+        except (_http.Unreachable, _http.Transient, _http.TooLarge):
             return None
         return self._served_from(reply) if reply.status == 200 else None
 
@@ -167,22 +242,43 @@ class OpenAIGenerator(Generator):
         )
 
     def check(self) -> str:
-        """``GET /models``: reachable, the key accepted, the model listed; one line about it."""
+        """``GET /models`` within :data:`PROBE_TIMEOUT` s: an OpenAI-compatible API answers
+        there, the key is accepted, the model is listed; one line about it.
+
+        Fails fast and says why: nothing listening, a server that accepts the connection but
+        does not answer (busy), no such API at the path (HTTP 404: a wrong ``base_url``), a
+        list that cannot be read, a model not listed. A real generation is
+        ``vendiscope synthesize --check`` (:func:`vendiscope.core.synthesis.probe.probe`).
+        """
         base, key = self._base(), self._key()
+        shown = _http.display_url(base)
         try:
             reply = _http.request(
-                "GET", f"{base}/models", headers=self._headers(key), timeout=float(self.timeout)
+                "GET", f"{base}/models", headers=self._headers(key), timeout=PROBE_TIMEOUT
             )
-        except (_http.Unreachable, _http.Transient) as exc:
+        except _http.TimedOut as exc:
+            if not exc.connected:
+                raise self._unreachable(base, str(exc)) from None
+            raise PluginError(
+                f"the generation server at {shown} accepted the connection but did not "
+                f"answer GET /models within {PROBE_TIMEOUT:g} s: it is busy (still working on "
+                "earlier requests?) or not an OpenAI-compatible server"
+            ) from None
+        except (_http.Unreachable, _http.Transient, _http.TooLarge) as exc:
             raise self._unreachable(base, str(exc)) from None
         if reply.status in (401, 403):
             raise self._refused(base, reply, key)
-        shown = _http.display_url(base)
         if reply.status != 200:
-            return f"{shown} is reachable; it does not list its models (HTTP {reply.status})"
+            raise PluginError(
+                f"no OpenAI-compatible API at {shown}: GET {shown}/models answered HTTP "
+                f"{reply.status} ({reply.detail()}); check base_url (it usually ends in /v1)"
+            )
         served = self._served_from(reply)
         if served is None:
-            return f"{shown} is reachable; its model list could not be read"
+            raise PluginError(
+                f"{shown}/models did not answer with a model list (not an OpenAI-compatible "
+                "API?); check base_url"
+            )
         if self.model and served and not self._serves(served):
             raise self._unknown_model(base, served)
         if self.model:
@@ -201,10 +297,14 @@ class OpenAIGenerator(Generator):
         return [str(r["id"]) for r in rows if isinstance(r, dict) and r.get("id") is not None]
 
     def _validate(self) -> None:
-        if int(self.concurrency) < 1:
+        if self.concurrency is not None and int(self.concurrency) < 1:
             raise ValueError(f"concurrency must be at least 1, not {self.concurrency}")
-        if float(self.timeout) <= 0:
+        if self.timeout is not None and float(self.timeout) <= 0:
             raise ValueError(f"timeout must be positive, not {self.timeout}")
+        if self.structured not in STRUCTURED:
+            raise ValueError(
+                f"structured must be one of {', '.join(STRUCTURED)}, not {self.structured!r}"
+            )
         if int(self.max_retries) < 0:
             raise ValueError(f"max_retries must be 0 or more, not {self.max_retries}")
         if int(self.max_new_tokens) < 1:
@@ -217,32 +317,38 @@ class OpenAIGenerator(Generator):
         seed: int,
         progress: Progress,
         cancel: CancelToken,
+        schema: dict[str, Any] | None = None,
     ) -> list[Generation]:
-        """One request per prompt, ``concurrency`` at a time; prompt ``i`` is sent a seed
-        derived from ``seed`` and ``i``."""
+        """One example per prompt, in order; prompt ``i`` is sent a seed derived from ``seed``
+        and ``i``. ``schema`` (a JSON schema of an object with string properties) asks for
+        structured output (see the module docstring)."""
         check_prompts(prompts)
         self._validate()
+        if schema is not None:
+            check_schema(schema)
         base = self._base()
         cancel.raise_if_cancelled()
         if not prompts:
             return []
         key = self._key()
         stop = threading.Event()
-        call = _Call(self, base, key, stop)
+        call = _Call(self, base, key, stop, schema)
         total = len(prompts)
         results: list[Generation | None] = [None] * total
-        progress.start("Generating", total=total, unit="prompts")
-        workers = max(1, min(int(self.concurrency), total))
-        executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=workers, thread_name_prefix="vendiscope-generate"
-        )
-        try:
-            futures = {
-                executor.submit(call.one, messages, derive_seed(seed, i)): i
-                for i, messages in enumerate(prompts)
-            }
+        progress.start("Generating", total=total, unit="examples")
+        seeds = [derive_seed(seed, i) for i in range(total)]
+        executors: list[concurrent.futures.ThreadPoolExecutor] = []
+        done = 0
+
+        def send(indexes: list[int], workers: int) -> None:
+            """Send these prompts, ``workers`` at a time; wait for them all (or a cancel)."""
+            nonlocal done
+            executor = concurrent.futures.ThreadPoolExecutor(
+                max_workers=max(1, workers), thread_name_prefix="vendiscope-generate"
+            )
+            executors.append(executor)
+            futures = {executor.submit(call.one, prompts[i], seeds[i]): i for i in indexes}
             pending = set(futures)
-            done = 0
             while pending:
                 if cancel.cancelled:
                     stop.set()
@@ -255,121 +361,57 @@ class OpenAIGenerator(Generator):
                     done += 1
                 if finished:
                     progress.update(done, total)
+
+        try:
+            call.settle()
+            first = 0
+            if (self.concurrency is None or self.timeout is None) and not self.measured_:
+                first = self._measure(send, results, total)
+            if first < total:
+                send(list(range(first, total)), min(self._concurrency(), total - first))
         finally:
             stop.set()
-            executor.shutdown(wait=False, cancel_futures=True)
+            for executor in executors:
+                executor.shutdown(wait=False, cancel_futures=True)
         progress.finish()
+        self.__dict__["_structured_note"] = call.note()
         return [r if r is not None else Generation(None, error="not sent") for r in results]
 
-
-class _Call:
-    """The requests of one ``generate`` call (shared by its worker threads)."""
-
-    def __init__(self, owner: OpenAIGenerator, base: str, key: str, stop: threading.Event):
-        self.owner = owner
-        self.base = base
-        self.key = key
-        self.stop = stop
-        self._lock = threading.Lock()
-        self._served: list[str] | None = None
-        self._served_known = False
-
-    def served(self) -> list[str] | None:
-        with self._lock:
-            if not self._served_known:
-                self._served = self.owner._served(self.base, self.key)
-                self._served_known = True
-            return self._served
-
-    def one(self, messages: Sequence[Message], seed: int) -> Generation:
-        owner = self.owner
-        if self.stop.is_set():
-            return Generation(None, error="not sent: the run stopped")
-        body: dict[str, Any] = {
-            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
-            "temperature": float(owner.temperature),
-            "top_p": float(owner.top_p),
-            "max_tokens": int(owner.max_new_tokens),
-            "seed": seed,
-            "stream": False,
-        }
-        if owner.model:
-            body["model"] = owner.model
-        url = f"{self.base}/chat/completions"
-        headers = owner._headers(self.key)
-
-        def send() -> _http.Reply:
-            return _http.request(
-                "POST", url, body=body, headers=headers, timeout=float(owner.timeout)
-            )
-
-        try:
-            outcome = _http.with_retries(send, max_retries=int(owner.max_retries), stop=self.stop)
-        except _http.Unreachable as exc:
-            self.stop.set()
-            raise owner._unreachable(self.base, str(exc)) from None
-        if outcome.failure is not None:
-            return Generation(None, error=owner._redact(outcome.failure, self.key))
-        reply = outcome.reply
-        assert reply is not None
-        if reply.status in (401, 403):
-            self.stop.set()
-            raise owner._refused(self.base, reply, self.key)
-        if not 200 <= reply.status < 300:
-            return self._http_error(reply)
-        return self._parse(reply)
-
-    def _http_error(self, reply: _http.Reply) -> Generation:
-        owner = self.owner
-        detail = owner._redact(reply.detail(), self.key)
-        mentions_model = "model" in detail.lower() or bool(owner.model and owner.model in detail)
-        if reply.status == 404 or (reply.status in (400, 422) and mentions_model):
-            served = self.served()
-            if owner.model and served is not None and not owner._serves(served):
-                self.stop.set()
-                raise owner._unknown_model(self.base, served)
-            if reply.status == 404 and mentions_model and owner.model:
-                self.stop.set()
-                raise PluginError(
-                    f"the generation server at {_http.display_url(self.base)} does not know "
-                    f"the model '{owner.model}' (HTTP 404: {detail})"
-                )
-            if reply.status == 404:
-                self.stop.set()
-                raise PluginError(
-                    f"the generation server at {_http.display_url(self.base)} has no "
-                    f"chat completions endpoint (HTTP 404: {detail}); check base_url"
-                )
-        return Generation(None, error=f"HTTP {reply.status}: {detail}")
-
-    def _parse(self, reply: _http.Reply) -> Generation:
-        try:
-            data = reply.json()
-        except ValueError as exc:
-            return Generation(None, error=f"unreadable reply: {exc}")
-        if not isinstance(data, dict):
-            return Generation(None, error="unreadable reply: not a JSON object")
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices:
-            return Generation(None, error="the server returned no choices")
-        choice = choices[0] if isinstance(choices[0], dict) else {}
-        message = choice.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        finish = choice.get("finish_reason")
-        finish = finish if isinstance(finish, str) else None
-        if not isinstance(content, str):
-            return Generation(
-                None,
-                finish,
-                error=f"the reply has no message content (finish reason {finish or 'unknown'})",
-            )
-        try:
-            content.encode("utf-8")
-        except UnicodeEncodeError:
-            return Generation(
-                None, finish, error="the reply's content is not valid Unicode (a lone surrogate)"
-            )
-        usage = data.get("usage")
-        tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
-        count = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else 0
-        return Generation(content.strip(), finish, tokens=max(count, 0))
+    def _measure(self, send: Any, results: list[Generation | None], total: int) -> int:
+        """Time the first prompt alone, then (with 3 or more, when ``concurrency`` is not
+        given) the next two at once; choose the concurrency and timeout (:attr:`measured_`).
+        Returns how many prompts were done."""
+        started = time.monotonic()
+        send([0], 1)
+        alone = time.monotonic() - started
+        first = results[0]
+        measured: dict[str, Any] = {"seconds_first": round(alone, 3)}
+        if first is None or first.error is not None or first.tokens <= 0:
+            measured.update(concurrency=1, timeout=None, note="the first request failed")
+            self.__dict__["_measured"] = measured
+            return 1
+        per_token = alone / first.tokens
+        measured.update(tokens_first=first.tokens, seconds_per_token=round(per_token, 4))
+        done = 1
+        concurrency = 1
+        if total >= 3 and self.concurrency is None:
+            started = time.monotonic()
+            send([1, 2], 2)
+            together = time.monotonic() - started
+            done = 3
+            pair = [results[1], results[2]]
+            tokens = sum(g.tokens for g in pair if g is not None and g.error is None)
+            if tokens > 0 and together > 0:
+                gain = (tokens / together) / (first.tokens / alone)
+                measured.update(seconds_two_at_once=round(together, 3), gain=round(gain, 2))
+                if gain >= PARALLEL_GAIN:
+                    concurrency = PARALLEL_CONCURRENCY
+                    per_token = max(per_token, together / max(tokens / 2, 1))
+        full = per_token * int(self.max_new_tokens) * (2 if concurrency > 1 else 1)
+        measured.update(
+            concurrency=concurrency,
+            parallel=concurrency > 1,
+            timeout=round(max(TIMEOUT_MIN, TIMEOUT_FACTOR * (full + alone)), 1),
+        )
+        self.__dict__["_measured"] = measured
+        return done

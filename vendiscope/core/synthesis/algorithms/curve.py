@@ -19,6 +19,7 @@ the same table from them.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,6 +65,8 @@ def synthesis_chart(
             _point(line, 0, pool, start)
     for row in rounds:
         x = row["accepted_total"]
+        if x == 0 and pool is not None:
+            continue  # nothing accepted yet: the pool's own value (a round's is float noise)
         _point(filtered, x, row["gvendi"],
                f"round {row['round']}: {x:,} accepted, G-Vendi {row['gvendi']:,.2f}")  # fmt: skip
         if row["baseline"] is not None:
@@ -74,7 +77,7 @@ def synthesis_chart(
     if len(baseline["x"]) > (1 if pool is not None else 0):  # more than the shared start
         series.append({"name": BASELINE, **baseline})
     if pool is not None:
-        widest = max(filtered["x"])
+        widest = max(max(filtered["x"]), 1)  # a run that kept nothing: an axis, not a dot
         series.append({"name": POOL, "x": [0, widest], "y": [_round(pool)] * 2,
                        "label": ["the pool alone"] * 2})  # fmt: skip
     heading = TITLE if title is None else title
@@ -118,16 +121,21 @@ def curve_note(result: Mapping[str, Any], *, status: str | None = None) -> str:
         generated = (
             generated if generated is not None else _count(rounds[-1].get("generated_total"))
         )
-    generator, model = result.get("generator"), result.get("model")
+    generator, model = result.get("generator"), _model_name(result)
     names = (generator, None if model == generator else model)
     what = " ".join(v for v in names if isinstance(v, str) and v)
-    counts = (
-        f"{accepted:,} of {generated:,} generations accepted"
-        if accepted is not None and generated is not None
-        else f"{accepted:,} generations accepted"
-        if accepted is not None
-        else "no generations counted yet"
-    )
+    outputs = _outputs(rounds)
+    if accepted == 0:
+        valid = f", {generated:,} valid" if generated is not None else ""
+        counts = "no examples accepted yet" + (
+            f" ({outputs:,} outputs{valid})" if outputs is not None else ""
+        )
+    elif accepted is not None and generated is not None:
+        counts = f"{accepted:,} of {generated:,} generations accepted"
+    elif accepted is not None:
+        counts = f"{accepted:,} generations accepted"
+    else:
+        counts = "no generations counted yet"
     note = counts + (f" ({what})" if what else "")
     stopped = result.get("stopped")
     if isinstance(stopped, str) and stopped:
@@ -138,6 +146,36 @@ def curve_note(result: Mapping[str, Any], *, status: str | None = None) -> str:
 
 
 # ----------------------------------------------------------------------------- helpers
+MODEL_SHOWN = 40
+
+
+def _model_name(result: Mapping[str, Any]) -> str | None:
+    """The model, short: a name rather than a generator's whole settings line, a file or
+    folder's last part rather than its path."""
+    details = result.get("generator_details")
+    if isinstance(details, Mapping) and "model" in details:
+        model = details.get("model")
+        if not isinstance(model, str) or not model:
+            return None  # the server's default model
+    else:
+        model = result.get("model")
+        if not isinstance(model, str):
+            return None
+        found = re.search(r"(?:^|\s)model=(\S+)", model)
+        if found:
+            model = found.group(1)
+    model = model.rstrip("/").rsplit("/", 1)[-1] if model.startswith(("/", "~", ".")) else model
+    return model if len(model) <= MODEL_SHOWN else model[: MODEL_SHOWN - 1] + "…"
+
+
+def _outputs(rounds: Any) -> int | None:
+    """Everything the generator returned, valid or not (each round's ``generated``)."""
+    if not isinstance(rounds, Sequence) or isinstance(rounds, str):
+        return None
+    counts = [_count(r.get("generated")) for r in rounds if isinstance(r, Mapping)]
+    return sum(c for c in counts if c is not None) if counts else None
+
+
 def _filtered_name(result: Mapping[str, Any]) -> str:
     rule = result.get("filter")
     if rule == "none":
@@ -182,6 +220,11 @@ def _rounds(result: Any) -> list[dict[str, Any]]:
 
 
 def _point(line: dict[str, list[Any]], x: int, y: float, label: str) -> None:
+    """Add a point; a round that accepted nothing moves the point of its x (no vertical run
+    of points whose G-Vendi differs only by float noise)."""
+    if line["x"] and line["x"][-1] == int(x):
+        for values in line.values():
+            values.pop()
     line["x"].append(int(x))
     line["y"].append(_round(y))
     line["label"].append(label)

@@ -76,12 +76,16 @@ def _check(found: dict, keys: Sequence[str]) -> Parsed:
 
 
 def _objects(text: str):
-    """JSON objects in ``text``: the whole text, then fenced blocks, then any embedded one."""
-    decoder = json.JSONDecoder()
+    """JSON objects in ``text``: the whole text, then fenced blocks, then any embedded one.
+
+    Raw line breaks and tabs inside a string are taken as written (``strict=False``): models
+    write them, and constrained decoders let them through.
+    """
+    decoder = json.JSONDecoder(strict=False)
     candidates = [text.strip(), *(m.group(1).strip() for m in FENCE.finditer(text))]
     for candidate in candidates:
         try:
-            value = json.loads(candidate)
+            value = decoder.decode(candidate)
         except ValueError:
             continue
         if isinstance(value, dict):

@@ -27,6 +27,7 @@ import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 FIELDS = ("examples", "count", "keys", "format", "labels")
 SECTION = re.compile(r"^\[(system|user)\]\s*$", re.MULTILINE)
@@ -179,3 +180,14 @@ def render(
         messages.append({"role": "system", "content": template.system.format(**values)})
     messages.append({"role": "user", "content": template.user.format(**values)})
     return messages
+
+
+def example_schema(keys: Sequence[str]) -> dict[str, Any]:
+    """The JSON schema of one generated example: an object with every key as non-empty text
+    and nothing else (what a generator's structured output is asked for)."""
+    return {
+        "type": "object",
+        "properties": {key: {"type": "string", "minLength": 1} for key in keys},
+        "required": list(keys),
+        "additionalProperties": False,
+    }
