@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from vendiscope.core.plugin_host.registry import PluginRegistry
     from vendiscope.core.store.models import RunInfo
     from vendiscope.core.store.project import Project
+    from vendiscope.core.synthesis.run_result import SynthesisResult
 
 FILTER_TEXT = {
     "gain": "Keep those that raise G-Vendi most (recommended)",
@@ -171,14 +172,19 @@ def synthesis_runs(project: Project, dataset: str) -> list[RunInfo]:
     return runs_of(project, dataset)
 
 
+def read(result: dict[str, Any] | None) -> SynthesisResult | None:
+    """A synthesis run's stored result, typed (None before the run has stored one)."""
+    from vendiscope.core.synthesis.run_result import SynthesisResult
+
+    return SynthesisResult.from_json(result) if result else None
+
+
 def run_names(run: RunInfo) -> tuple[str, str, str]:
-    """``(pool, new dataset, unfiltered stream)`` of a synthesis run."""
+    """``(pool, new dataset, unfiltered stream)`` of a synthesis run (its parameters say them
+    from the start)."""
     params = run.params or {}
-    result = run.result or {}
-    pool = str(params.get("dataset") or result.get("dataset") or "")
-    name = str(params.get("name") or result.get("name") or "")
-    everything = str(params.get("all") or result.get("all") or (f"{name}-all" if name else ""))
-    return pool, name, everything
+    name = str(params["name"])
+    return str(params["dataset"]), name, str(params.get("all", f"{name}-all"))
 
 
 def run_options(run: RunInfo) -> dict[str, Any]:
@@ -192,10 +198,11 @@ def run_options(run: RunInfo) -> dict[str, Any]:
 
 def run_label(run: RunInfo) -> str:
     """How the run chooser names a run: ``synth-1 · 12 of 200 accepted · running``."""
-    result = run.result or {}
+    stored = read(run.result)
     _, name, _ = run_names(run)
-    budget = result.get("budget") or ((run.params or {}).get("options") or {}).get("budget")
-    accepted = int(result.get("accepted") or 0)
+    options = (run.params or {}).get("options", {})
+    budget = stored.budget if stored is not None and stored.budget else options.get("budget")
+    accepted = stored.accepted if stored is not None else 0
     of = f" of {int(budget):,}" if budget else ""
     when = run.started_at.strftime("%Y-%m-%d %H:%M")
     status = STATUS_TEXT.get(run.status, run.status).lower()
@@ -206,14 +213,14 @@ def status_text(run: RunInfo | None) -> str:
     """One line on how the run stands (or ended) and what Resume would do."""
     if run is None:
         return "Waiting for the job to start (loading the generator can take a minute)."
-    result = run.result or {}
-    rounds = result.get("rounds") or []
+    stored = read(run.result)
+    rounds = stored.rounds if stored is not None else ()
     if run.status == "running":
         if not rounds:
             return "Running: writing and judging the first round of examples…"
         return f"Running: {len(rounds):,} round{'s' if len(rounds) != 1 else ''} done."
     if run.status == "complete":
-        why = STOPPED_TEXT.get(str(result.get("stopped")), "")
+        why = STOPPED_TEXT.get(str(stored.stopped if stored is not None else None), "")
         return f"Finished: {why}." if why else "Finished."
     done = f" after {len(rounds):,} round{'s' if len(rounds) != 1 else ''}" if rounds else ""
     resume = " Resume continues after the last finished round."
@@ -232,21 +239,18 @@ def short_error(error: str) -> str:
 
 def totals_text(result: dict[str, Any] | None) -> str:
     """The run's totals: accepted of generated, and G-Vendi with and without the filter."""
-    if not result:
+    stored = read(result)
+    if stored is None:
         return ""
-    accepted = int(result.get("accepted") or 0)
-    generated = int(result.get("generated") or 0)
-    parts = [f"{accepted:,} accepted of {generated:,} usable outputs"]
-    budget = result.get("budget")
-    if budget:
-        parts[0] += f" (budget {int(budget):,})"
-    gvendi, baseline, pool = result.get("gvendi"), result.get("baseline"), result.get("pool_gvendi")
-    if gvendi is not None:
-        text = f"G-Vendi {float(gvendi):,.1f}"
-        if baseline is not None:
-            text += f", without the filter {float(baseline):,.1f}"
-        if pool is not None:
-            text += f", the dataset alone {float(pool):,.1f}"
+    parts = [f"{stored.accepted:,} accepted of {stored.generated:,} usable outputs"]
+    if stored.budget:
+        parts[0] += f" (budget {stored.budget:,})"
+    if stored.gvendi is not None:
+        text = f"G-Vendi {stored.gvendi:,.1f}"
+        if stored.baseline is not None:
+            text += f", without the filter {stored.baseline:,.1f}"
+        if stored.pool_gvendi is not None:
+            text += f", the dataset alone {stored.pool_gvendi:,.1f}"
         parts.append(text)
     return " · ".join(parts)
 
@@ -273,19 +277,20 @@ ROUND_COLUMNS = ("Round", "Usable", "Accepted", "Rejected", "G-Vendi", "Unfilter
 
 def round_rows(result: dict[str, Any] | None) -> list[list[str]]:
     """One row per round of the run, newest last, as the rounds table shows it."""
+    stored = read(result)
     rows = []
-    for found in (result or {}).get("rounds") or []:
-        reasons = Counter({str(k): int(v) for k, v in (found.get("reasons") or {}).items()})
+    for found in stored.rounds if stored is not None else ():
+        reasons = Counter(found.reasons)
         top = ", ".join(f"{reason} ({count:,})" for reason, count in reasons.most_common(
             REASONS_SHOWN))  # fmt: skip
         rows.append(
             [
-                f"{int(found.get('round', len(rows))) + 1}",
-                f"{int(found.get('generated') or 0) - int(found.get('duplicates') or 0):,}",
-                f"{int(found.get('accepted') or 0):,}",
-                f"{int(found.get('rejected') or 0):,}",
-                _number(found.get("gvendi")),
-                _number(found.get("baseline")),
+                f"{found.number + 1}",
+                f"{found.usable:,}",
+                f"{found.accepted:,}",
+                f"{found.rejected:,}",
+                _number(found.gvendi),
+                _number(found.baseline),
                 top,
             ]
         )
@@ -326,7 +331,8 @@ def read_outputs(
         names = {d.name for d in project.datasets()}
         source = all_name if all_name in names else name if name in names else None
         outputs = [] if source is None else _record_outputs(project, source, limit)
-    for reject in (result or {}).get("rejects") or []:
+    stored = read(result)
+    for reject in stored.rejects if stored is not None else ():
         outputs.append(
             Output(
                 accepted=False,
