@@ -44,7 +44,8 @@ def signals(
     interrupted run resumes where it stopped when the same command runs again."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.plugin_host import default_registry
-    from vendiscope.core.signals.job import LEXICAL, compute_signal
+    from vendiscope.core.signals.job import compute_signal
+    from vendiscope.core.signals.naming import LEXICAL
     from vendiscope.core.signals.reading import signal_columns
     from vendiscope.core.store.project import Project
 

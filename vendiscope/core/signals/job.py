@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugin_host import default_registry
-from vendiscope.core.plugin_host.interfaces import Signal, SignalColumn
+from vendiscope.core.plugin_host.interfaces import Signal
+from vendiscope.core.signals.naming import KIND, LEXICAL, describe_columns, set_name
 from vendiscope.core.signals.options import SignalOptions
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
@@ -29,26 +30,6 @@ from vendiscope.core.vectors.job import (
 
 if TYPE_CHECKING:
     from vendiscope.core.plugin_host.registry import PluginRegistry
-
-LEXICAL = "lexical-dups"
-"""The built-in signal that is no plugin: lexical near-duplicate groups of the whole dataset
-(:mod:`vendiscope.core.signals.lexical`)."""
-KIND = "signal"
-"""The vector-set kind of signal values."""
-PREFIX = "signals/"
-
-
-def set_name(signal: str) -> str:
-    """The vector set holding ``signal``'s values: ``signals/NAME``."""
-    return f"{PREFIX}{signal}"
-
-
-def describe_columns(columns: Sequence[SignalColumn]) -> list[dict[str, Any]]:
-    """The columns as the run records them (JSON)."""
-    return [
-        {"name": c.name, "kind": c.kind, "help": c.help, "categories": list(c.categories)}
-        for c in columns
-    ]
 
 
 def compute_signal(
@@ -155,4 +136,4 @@ def _settle_earlier(
     vectors.delete_set(project, dataset, name)
 
 
-__all__ = ["KIND", "LEXICAL", "PREFIX", "compute_signal", "describe_columns", "set_name"]
+__all__ = ["compute_signal"]

@@ -21,7 +21,7 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugin_host.interfaces import SignalColumn
 from vendiscope.core.plugin_host.options import OperationOptions
 from vendiscope.core.plugin_host.params import Label, Range, Unit
-from vendiscope.core.signals.job import KIND, describe_columns, set_name
+from vendiscope.core.signals.naming import KIND, describe_columns, set_name
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.signals.job import KIND, PREFIX
+from vendiscope.core.signals.naming import KIND, PREFIX
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 

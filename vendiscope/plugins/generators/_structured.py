@@ -23,7 +23,6 @@ from vendiscope.plugins.generators._common import (
 
 if TYPE_CHECKING:
     from vendiscope.api import Message
-    from vendiscope.plugins.generators.openai_compat import OpenAIGenerator
 
 
 _SCHEMA_WORDS = ("response_format", "json_schema", "schema", "grammar", "structured")
@@ -51,7 +50,7 @@ class _Call:
 
     def __init__(
         self,
-        owner: OpenAIGenerator,
+        owner: Any,  # the OpenAIGenerator (not named: its module imports this one)
         base: str,
         key: str,
         stop: threading.Event,
