@@ -243,6 +243,31 @@ def test_score_takes_a_subset_or_a_list_of_them(tmp_path: Path) -> None:
         assert len(p.store.runs("pool")) == runs  # not even "tail" was scored
 
 
+def test_tradeoff_compares_quality_strengths_and_writes_nothing(tmp_path: Path) -> None:
+    import numpy as np
+
+    import vendiscope as vs
+    from tests.core._planted import planted_dataset
+
+    with vs.create(tmp_path / "p.vscope", progress=False) as p:
+        planted_dataset(p.store, tmp_path)
+        runs = len(p.store.runs("pool"))
+        result = p.tradeoff("pool", 30, quality="rating", strengths=[2, 0, 1], exclude=())
+        assert result.strengths == (0.0, 1.0, 2.0) and result.k == 30
+        assert result.vector_set == "gradients/planted" and result.quality == "rating"
+        assert p.subsets("pool") == [] and len(p.store.runs("pool")) == runs  # nothing written
+        plain = p.select("pool", 30)
+        weighted = p.select("pool", 30, quality="rating", name="weighted")
+        assert list(result.point(0).positions) == plain.positions
+        assert list(result.point(1).positions) == weighted.positions
+        ratings = np.array([r.original()["rating"] for r in p.store.iter_records("pool")])
+        for point in result.points:
+            assert point.mean_quality == pytest.approx(ratings[list(point.positions)].mean())
+        assert result.point(2).mean_quality >= result.point(0).mean_quality
+        with pytest.raises(KeyError, match=r"no point of strength 3 \(strengths: 0, 1, 2\)"):
+            result.point(3)
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("one_torch_thread")
 def test_study_and_its_estimate(synthesis_project: Path, tmp_path: Path, tiny_lm: Path) -> None:

@@ -92,7 +92,14 @@ Version history: 1.1 added :class:`VectorSource` and :class:`StreamingSelector`;
 ``trainer`` kind), :func:`final_answer` and :func:`same_answer`; 1.6 added the algorithms
 and toolkits the built-in plugins are made of (above); 1.7 added :class:`Unit` and
 :class:`Label` (``ParamSpec.unit`` and ``ParamSpec.title``), :data:`MAX_MAP_POINTS` and the
-``signal`` kind: :class:`Signal`, :class:`SignalColumn`, :class:`Span`.
+``signal`` kind: :class:`Signal`, :class:`SignalColumn`, :class:`Span`. 1.8 added
+``Signal.text_columns`` (a short text per record, e.g. a judge's reason), a featurizer's
+by-product (:class:`ByProduct`, ``Featurizer.by_product`` and
+``featurize_with_by_product``: a signal computed on the way, e.g. each record's loss beside
+its gradients) with :func:`loss_columns`, and the LLM judge's parts: :func:`create_generator`
+(a generator plugin by name, its parameters as text or typed), :class:`JudgeSettings`,
+:class:`Rubric`, :func:`load_rubric`, :func:`parse_rubric`, :class:`RubricError`,
+:func:`builtin_rubric_text`, :data:`JUDGE_SCHEMA`, :class:`Judgement`, :func:`parse_judgement`.
 """
 
 from __future__ import annotations
@@ -128,6 +135,7 @@ from vendiscope.core.plugin_host.charts import (
 )
 from vendiscope.core.plugin_host.interfaces import (
     BadRow,
+    ByProduct,
     Embedder,
     Evaluation,
     Exporter,
@@ -206,6 +214,7 @@ _LAZY = {
     "length_buckets": ("vendiscope.core.gradients.batches", "length_buckets"),
     "pad_token_id": ("vendiscope.core.gradients.batches", "pad_token_id"),
     "per_example_loss": ("vendiscope.core.gradients.batches", "per_example_loss"),
+    "loss_columns": ("vendiscope.core.gradients.batches", "loss_columns"),
     "PAPER_DIM": ("vendiscope.core.gradients.dims", "PAPER_DIM"),
     "auto_dim": ("vendiscope.core.gradients.dims", "auto_dim"),
     "GRADIENT_MODES": ("vendiscope.core.gradients.features", "MODES"),
@@ -253,6 +262,17 @@ _LAZY = {
     ),
     "detect_languages": ("vendiscope.core.signals.algorithms.language", "detect_languages"),
     "supported_languages": ("vendiscope.core.signals.algorithms.language", "supported_languages"),
+    # the LLM judge (API 1.8): rubrics, replies, generators created by name
+    "JUDGE_SCHEMA": ("vendiscope.core.signals.algorithms.judgement", "SCHEMA"),
+    "Judgement": ("vendiscope.core.signals.algorithms.judgement", "Judgement"),
+    "parse_judgement": ("vendiscope.core.signals.algorithms.judgement", "parse_judgement"),
+    "Rubric": ("vendiscope.core.signals.algorithms.rubric", "Rubric"),
+    "RubricError": ("vendiscope.core.signals.algorithms.rubric", "RubricError"),
+    "builtin_rubric_text": ("vendiscope.core.signals.algorithms.rubric", "builtin_rubric_text"),
+    "load_rubric": ("vendiscope.core.signals.algorithms.rubric", "load_rubric"),
+    "parse_rubric": ("vendiscope.core.signals.algorithms.rubric", "parse_rubric"),
+    "JudgeSettings": ("vendiscope.core.signals.judge", "JudgeSettings"),
+    "create_generator": ("vendiscope.core.signals.judge", "create_generator"),
 }
 
 if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugin_host/test_api.py compares)
@@ -260,6 +280,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugin_host/t
     from vendiscope.core.gradients.batches import (
         collate,
         length_buckets,
+        loss_columns,
         pad_token_id,
         per_example_loss,
     )
@@ -305,11 +326,21 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/core/plugin_host/t
     from vendiscope.core.signals.algorithms.contamination import find_contamination
     from vendiscope.core.signals.algorithms.heuristics import STAT_NAMES as TEXT_STAT_NAMES
     from vendiscope.core.signals.algorithms.heuristics import gopher_flags, text_stats
+    from vendiscope.core.signals.algorithms.judgement import SCHEMA as JUDGE_SCHEMA
+    from vendiscope.core.signals.algorithms.judgement import Judgement, parse_judgement
     from vendiscope.core.signals.algorithms.language import detect_languages, supported_languages
     from vendiscope.core.signals.algorithms.pii import KINDS as PII_KINDS
     from vendiscope.core.signals.algorithms.pii import find_pii
     from vendiscope.core.signals.algorithms.pii import find_spans as find_pii_spans
     from vendiscope.core.signals.algorithms.pii import redact as redact_pii
+    from vendiscope.core.signals.algorithms.rubric import (
+        Rubric,
+        RubricError,
+        builtin_rubric_text,
+        load_rubric,
+        parse_rubric,
+    )
+    from vendiscope.core.signals.judge import JudgeSettings, create_generator
     from vendiscope.core.studies.algorithms.chart import OUTCOME_LABELS as STUDY_OUTCOME_LABELS
     from vendiscope.core.studies.algorithms.chart import study_chart
     from vendiscope.core.studies.algorithms.chart import verdict as study_verdict
@@ -331,6 +362,7 @@ __all__ = [
     "VENDI_METRICS",
     "BadRow",
     "BarSeries",
+    "ByProduct",
     "CancelToken",
     "Cancelled",
     "Chart",
@@ -403,6 +435,18 @@ __all__ += [  # API 1.7: the curation signals' algorithms, loaded on first use (
     "supported_languages",
     "text_stats",
 ]
+__all__ += [  # API 1.8: the LLM judge, loaded on first use (_LAZY)
+    "JUDGE_SCHEMA",
+    "JudgeSettings",
+    "Judgement",
+    "Rubric",
+    "RubricError",
+    "builtin_rubric_text",
+    "create_generator",
+    "load_rubric",
+    "parse_judgement",
+    "parse_rubric",
+]
 __all__ += [  # API 1.6, loaded on first use (_LAZY)
     "DEFAULT_GRADIENT_PRESET",
     "DEFAULT_MIN_SIMILARITY",
@@ -434,6 +478,7 @@ __all__ += [  # API 1.6, loaded on first use (_LAZY)
     "leverage_scores",
     "load_proxy",
     "looks_like_project_file",
+    "loss_columns",
     "model_label",
     "pad_token_id",
     "parse_memory",

@@ -86,6 +86,7 @@ if TYPE_CHECKING:
     from vendiscope.core.neighbors.search import NearDuplicateReport
     from vendiscope.core.report.build import ReportResult
     from vendiscope.core.selection.job import SelectionReport
+    from vendiscope.core.selection.tradeoff import TradeoffResult
     from vendiscope.core.signals.clean import CleanReport
     from vendiscope.core.store.models import DatasetInfo, RecordRow, SubsetInfo
     from vendiscope.core.store.project import Project as StoreProject
@@ -614,6 +615,37 @@ class Project:
             dedupe=dedupe, name=name, overwrite=overwrite, progress=progress, cancel=cancel,
         )  # fmt: skip
 
+    def tradeoff(
+        self,
+        dataset: str,
+        k: int,
+        *,
+        quality: str,
+        vectors: str | None = None,
+        strengths: Sequence[float] | None = None,
+        drop: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        seed: int | None = SelectOptions.seed,
+        progress: bool | Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> TradeoffResult:
+        """Quality against diversity: greedy Vendi selections of ``k`` records weighted by
+        the ``quality`` column at each of ``strengths`` (default 0, 0.5, 1, 2, 4; 0 weighs
+        every record alike, 1 is ``select(quality=...)``), each point with its mean quality
+        and Vendi score, beside random subsets of the same candidates (``result.random``).
+
+        ``drop`` and ``exclude`` leave records out as in :meth:`select`. Nothing is written:
+        keep a point with ``save_subset(dataset, name, result.point(1).positions)``.
+        """
+        from vendiscope.core.selection.tradeoff import DEFAULT_STRENGTHS, quality_tradeoff
+
+        return self._run(
+            quality_tradeoff, dataset, k=k, quality=quality, vector_set=vectors,
+            strengths=DEFAULT_STRENGTHS if strengths is None else strengths,
+            exclude=_names(exclude), drop=_names(drop), seed=seed, progress=progress,
+            cancel=cancel,
+        )  # fmt: skip
+
     def near_duplicates(
         self,
         dataset: str,
@@ -691,6 +723,13 @@ class Project:
         from vendiscope.core.signals.reading import signal_columns
 
         return dict(signal_columns(self.store, dataset))
+
+    def signal_texts(self, dataset: str) -> dict[str, list[str | None]]:
+        """The text columns of the dataset's signals by name (the LLM judge's ``reason``):
+        one text, or None, per record."""
+        from vendiscope.core.signals.reading import signal_texts
+
+        return signal_texts(self.store, dataset)
 
     def where(self, dataset: str, expression: str) -> Any:
         """A boolean array: the records matching a signal filter (``"pii"``, ``"words < 5"``,

@@ -7,7 +7,9 @@
 1. **Heuristics** (``--heuristics-records``, 100,000): :func:`text_stats` + :func:`gopher_flags`
    against datatrove's ``GopherQualityFilter`` and ``GopherRepetitionFilter`` (default
    thresholds, given the module's tokenisation as their word tokeniser, so the rules match) on
-   the same generated texts (``tests/core/signals/_texts.py``: prose, lists, repeats,
+   the same texts — real ones by default (``--heuristics-corpus docstrings``: the distinct
+   docstrings of the standard library and the installed packages, prose and code mixed), or
+   generated ones (``generated``, ``tests/core/signals/_texts.py``: prose, lists, repeats,
    hashtags, ellipses, tables, cut-off and empty texts): rows/s of each, and how many texts get
    the same verdict (datatrove's first reason) from both.
 2. **MinHash** (``--minhash-records``, 1,000,000): ``near_duplicate_groups`` on word-soup
@@ -62,13 +64,41 @@ def word_soup(
     return [" ".join(row) for row in vocab[ids]], vocab.tolist()
 
 
-def bench_heuristics(n: int) -> dict[str, Any]:
+def docstring_texts(n: int, seed: int = 0) -> list[str]:
+    """``n`` real texts: distinct docstrings (modules, classes, functions, any length) of the
+    standard library and the installed packages, read with :mod:`ast`, in a seeded order."""
+    import ast
+    import random
+
+    from tests.benchmarks.docstrings import _files, _roots
+
+    seen: set[str] = set()
+    for _domain, root in sorted(_roots().items()):
+        for path in _files(root):
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef):
+                    doc = ast.get_docstring(node)
+                    if doc and doc.strip():
+                        seen.add(doc.strip())
+    texts = sorted(seen)
+    random.Random(seed).shuffle(texts)
+    if len(texts) < n:
+        print(f"only {len(texts):,} distinct docstrings here; using them all", flush=True)
+    return texts[:n]
+
+
+def bench_heuristics(n: int, corpus: str = "generated") -> dict[str, Any]:
     from tests.core.signals._texts import make_texts
     from tests.core.signals.test_heuristics import _datatrove_reasons, _first_reason
     from vendiscope.core.signals.algorithms.heuristics import gopher_flags, text_stats
 
     started = time.perf_counter()
-    texts = [t for t in make_texts(n, seed=11) if t.strip()]  # datatrove divides by 0 on blanks
+    made = make_texts(n, seed=11) if corpus == "generated" else docstring_texts(n)
+    texts = [t for t in made if t.strip()]  # datatrove divides by 0 on blanks
     generated = time.perf_counter() - started
     started = time.perf_counter()
     flags = gopher_flags(text_stats(texts))
@@ -81,6 +111,7 @@ def bench_heuristics(n: int) -> dict[str, Any]:
     same_q = sum(_first_reason(flags, q_names, i) == quality[i] for i in range(len(texts)))
     same_r = sum(_first_reason(flags, r_names, i) == repetition[i] for i in range(len(texts)))
     return {
+        "corpus": corpus,
         "records": len(texts),
         "generation_s": generated,
         "ours_s": ours,
@@ -234,6 +265,10 @@ def bench_decontamination(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--heuristics-records", type=int, default=100_000)
+    parser.add_argument(
+        "--heuristics-corpus", choices=["generated", "docstrings"], default="docstrings",
+        help="generated texts of every kind the rules judge, or real docstrings",
+    )  # fmt: skip
     parser.add_argument("--minhash-records", type=int, default=1_000_000)
     parser.add_argument("--minhash-reference-records", type=int, default=20_000)
     parser.add_argument("--decon-records", type=int, default=1_000_000)
@@ -243,7 +278,7 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, Any] = {}
     if "heuristics" not in args.skip:
-        results["heuristics"] = bench_heuristics(args.heuristics_records)
+        results["heuristics"] = bench_heuristics(args.heuristics_records, args.heuristics_corpus)
         print("heuristics", results["heuristics"], flush=True)
     n = max(args.minhash_records, args.decon_records)
     started = time.perf_counter()

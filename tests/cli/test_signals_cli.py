@@ -148,3 +148,77 @@ def test_the_proxy_loss_is_computed_when_named(project, tiny_lm) -> None:
         loss = columns["loss"].values
         assert np.isfinite(loss[:6]).all() and (loss[:6] > 0).all()
         assert np.allclose(columns["perplexity"].values[:6], np.exp(loss[:6]), rtol=1e-4)
+
+
+# ----------------------------------------------------------------------------- the LLM judge
+@pytest.fixture
+def judge_server():
+    from tests.plugins._judge_server import JudgeServer
+
+    running = JudgeServer()
+    yield running
+    running.close()
+
+
+def judge_options(server) -> list[str]:
+    from tests.plugins._judge_server import judge_params
+
+    params = judge_params(server)
+    return [
+        "-s", "llm-judge", "-p", f"generator={params['generator']}",
+        "-p", f"generator_params={params['generator_params']}",
+    ]  # fmt: skip
+
+
+def test_the_llm_judge_estimates_then_rates_and_counts_unreadable_replies(
+    project, tmp_path, judge_server
+) -> None:
+    from tests.conftest import qa_rows
+    from tests.plugins._judge_server import UNREADABLE, expected_rating
+
+    run("import", project, write_jsonl(tmp_path / "qa.jsonl", qa_rows(9)), "--name", "qa")
+    counts = table_counts(project)
+    shown = run("signals", project, "qa", *judge_options(judge_server), "--estimate")
+    assert "9 records to judge" in shown.output and "new tokens" in shown.output
+    found = json.loads(
+        run("signals", project, "qa", *judge_options(judge_server), "--estimate", "--json").output
+    )
+    assert found["estimate"]["records"] == 9 and found["estimate"]["new_tokens"] == 9 * 20
+    assert table_counts(project) == counts  # the estimate writes nothing
+    done = run("signals", project, "qa", *judge_options(judge_server))
+    assert done.output.index("Estimate") < done.output.index("signals/llm-judge")
+    assert "1 record has no rating" in done.output
+    document = json.loads(
+        run("signals", project, "qa", *judge_options(judge_server), "--json").output
+    )  # already complete: nothing judged again
+    assert document["llm-judge"]["unreadable"] == {
+        "the rating 'hard to say' is not a whole number 1-5": 1
+    }
+    with Project.open(project) as opened:
+        from vendiscope.core.signals.reading import signal_columns, signal_texts
+
+        ratings = signal_columns(opened, "qa")["rating"].values
+        np.testing.assert_allclose(ratings, [expected_rating(i) for i in range(9)], equal_nan=True)
+        assert signal_texts(opened, "qa")["reason"][UNREADABLE].startswith("could not read")
+
+
+def test_write_rubric_then_a_broken_rubric_is_refused_with_the_project_unchanged(
+    project, tmp_path, judge_server
+) -> None:
+    from vendiscope.core.signals.algorithms.rubric import builtin_rubric_text
+
+    rubric = tmp_path / "rubric.md"
+    shown = run("signals", project, "chat", "--write-rubric", rubric)
+    assert "--param rubric=" in shown.output
+    assert rubric.read_text(encoding="utf-8") == builtin_rubric_text()
+    rubric.write_text(builtin_rubric_text().replace("{response}", "{answer}"), encoding="utf-8")
+    counts = table_counts(project)
+    for extra in ([], ["--estimate"]):
+        bad = run("signals", project, "chat", *judge_options(judge_server),
+                  "-p", f"rubric={rubric}", *extra, ok=False)  # fmt: skip
+        assert bad.exit_code == 1
+        assert "rubric rubric.md, line" in bad.output and "{answer}" in bad.output
+    assert table_counts(project) == counts
+    assert judge_server.judged == []
+    wrong = run("signals", project, "chat", "-s", "pii", "--estimate", ok=False)
+    assert wrong.exit_code == 2 and "--estimate goes with --signal llm-judge" in wrong.output

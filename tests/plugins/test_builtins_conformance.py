@@ -196,6 +196,12 @@ def options(kind: str, name: str, request: pytest.FixtureRequest) -> dict[str, A
     if kind == "signal" and name == "proxy-loss":
         model = request.getfixturevalue("tiny_lm")
         return {"params": {"model": str(model), "max_length": 64}}
+    if kind == "signal" and name == "llm-judge":  # judged by a real server on 127.0.0.1
+        from tests.plugins._judge_server import JudgeServer, judge_params
+
+        server = JudgeServer()
+        request.addfinalizer(server.close)
+        return {"params": judge_params(server)}
     if kind == "view":
         return {"data": request.getfixturevalue("audited")}
     if kind == "trainer":

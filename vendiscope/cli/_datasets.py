@@ -168,15 +168,29 @@ def show(
     offset: Annotated[int, typer.Option(min=0, help="First position to show.")] = 0,
     limit: Annotated[int, typer.Option(min=1, help="How many records.")] = 5,
     raw: Annotated[bool, typer.Option(help="Show the original rows.")] = False,
+    where: Annotated[
+        str | None,
+        typer.Option(
+            help="Only records matching a signal filter: 'pii', 'not pii', 'loss > 4', "
+            "'language != en', joined with 'and' (docs/signals.md).",
+        ),
+    ] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Show a few records of a dataset."""
+    """Show a few records of a dataset (with --where, of those matching a signal filter)."""
     from vendiscope.cli import _printing
+    from vendiscope.core.signals.reading import matching_page
     from vendiscope.core.store import record_lookup
     from vendiscope.core.store.project import Project
 
     with Project.open(project) as opened:
-        shown = record_lookup.page(opened, dataset, offset, limit)
+        if where is None:
+            shown = record_lookup.page(opened, dataset, offset, limit)
+        else:
+            matching, shown = matching_page(opened, dataset, where, offset, limit)
+            if not json:
+                total = opened.dataset(dataset).row_count
+                console.print(f"{matching:,} of {total:,} records match '{where}'")
         _printing.print_records(shown, raw=raw, as_json=json)
 
 

@@ -3,14 +3,16 @@ records that pass)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from vendiscope.cli import _judge
 from vendiscope.cli._app import DatasetArg, JsonOpt, ProjectArg, app
 from vendiscope.cli._json_output import emit
 from vendiscope.cli._options import flag
-from vendiscope.cli._output import console, plugin_params, reports_errors, split_params
+from vendiscope.cli._output import console, fail, plugin_params, reports_errors, split_params
 from vendiscope.core.signals.options import SignalOptions
 
 
@@ -38,19 +40,41 @@ def signals(
     ] = None,
     chunk_rows: Annotated[int | None, flag(SignalOptions, "chunk_rows")] = SignalOptions.chunk_rows,
     replace: Annotated[bool, flag(SignalOptions, "replace", "--replace")] = SignalOptions.replace,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="llm-judge: print the tokens and time judging would take (one real "
+            "judgement); write nothing.",
+        ),
+    ] = False,
+    write_rubric: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-rubric", help="llm-judge: write the built-in rubric to this file and stop."
+        ),
+    ] = None,
     json: JsonOpt = False,
 ) -> None:
     """Compute per-record curation signals (quality heuristics, PII, language, ...); an
-    interrupted run resumes where it stopped when the same command runs again."""
+    interrupted run resumes where it stopped when the same command runs again.
+
+    llm-judge rates each record 1-5 with a reason: -s llm-judge -p generator=openai
+    -p "generator_params=base_url=URL, model=NAME"; it prints an estimate first."""
     from vendiscope.cli._progress import RichProgress
     from vendiscope.core.plugin_host import default_registry
     from vendiscope.core.signals.job import compute_signal
-    from vendiscope.core.signals.naming import LEXICAL
     from vendiscope.core.signals.reading import signal_columns
     from vendiscope.core.store.project import Project
+    from vendiscope.core.vectors.signal_sets import LEXICAL
 
+    if write_rubric is not None:
+        _judge.write_rubric(write_rubric)
+        return
     registry = default_registry()
     names = list(signal or [])
+    if estimate and names != [_judge.JUDGE]:
+        fail(f"--estimate goes with --signal {_judge.JUDGE} alone", "usage", 2)
     if not names:  # the built-in and installed signals, those comparing with a target if given
         names = [
             c.name
@@ -72,13 +96,23 @@ def signals(
     else:
         params = plugin_params("signal", names[0], param) if param else {}
     done = []
+    judged: dict[str, object] = {}
     with Project.open(project) as opened:
         for name in names:
+            if name == _judge.JUDGE:  # the estimate first: tokens, time, one real judgement
+                found = _judge.estimate(opened, dataset, params, quiet=json)
+                if estimate:
+                    if json:
+                        emit({"dataset": dataset, "estimate": found.summary()})
+                    return
+                judged["estimate"] = found.summary()
             result = compute_signal(
                 opened, dataset, name, params=params, target=target, chunk_rows=chunk_rows,
                 replace=replace, registry=registry, progress=RichProgress(),
             )  # fmt: skip
             done.append(result)
+            if name == _judge.JUDGE:
+                judged["unreadable"] = _judge.unreadable(opened, dataset)
         columns = signal_columns(opened, dataset)
     rows = []
     for result in done:
@@ -87,7 +121,8 @@ def signals(
             if values.vector_set == info.name and "." in key:
                 rows.append(_column_row(key, values))
     if json:
-        emit({"dataset": dataset, "signals": [r.vector_set.name for r in done], "columns": rows})
+        document = {"dataset": dataset, "signals": [r.vector_set.name for r in done]}
+        emit({**document, "columns": rows, **({_judge.JUDGE: judged} if judged else {})})
         return
     for result in done:
         resumed = f", resumed at row {result.resumed_from:,}" if result.resumed_from else ""
@@ -97,6 +132,8 @@ def signals(
         )
     for row in rows:
         console.print(f"  {row['column']}: {row['summary']}", soft_wrap=True)
+    if judged:
+        _judge.print_unreadable(judged["unreadable"])  # type: ignore[arg-type]
 
 
 def _needs_target(cls: type) -> bool:

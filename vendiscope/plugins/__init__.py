@@ -296,6 +296,17 @@ manifest = PluginManifest(
         ),
         Contribution(
             "signal",
+            "llm-judge",
+            f"{_SIGNALS}.llm_judge:LlmJudge",
+            "LLM judge (rubric rating)",
+            description=(
+                "A language model (local or an OpenAI-compatible server) rates each record 1-5 "
+                "against an editable rubric and gives a one-sentence reason."
+            ),
+            meta={"on_demand": True},  # calls a language model per record: computed when named
+        ),
+        Contribution(
+            "signal",
             "contamination",
             f"{_SIGNALS}.contamination:Contamination",
             "Benchmark contamination",

@@ -113,6 +113,42 @@ def check_vectors_cancel(subject: Subject) -> None:
     )
 
 
+def check_by_product(subject: Subject) -> None:
+    """A featurizer's by-product (if any): a registered signal's parameters, and vectors equal
+    to featurize()'s beside one row of the signal's columns per record."""
+    import numpy as np
+
+    if subject.kind != "featurizer":
+        return
+    instance = subject.instance()
+    by_product = instance.by_product
+    if by_product is None:
+        return
+    from vendiscope.core.plugin_host import default_registry
+
+    try:
+        signal = default_registry().create("signal", by_product.signal, **by_product.params)
+    except Exception as error:
+        raise AssertionError(
+            f"{subject.name}.by_product names signal {by_product.signal!r} with "
+            f"{by_product.params!r}, which cannot be created: {error}"
+        ) from None
+    items = _inputs(subject)
+    vectors, values = instance.featurize_with_by_product(
+        items, progress=NullProgress(), cancel=CancelToken()
+    )
+    tolerance = subject.opt("atol", 1e-4)
+    assert np.allclose(vectors, _run(subject, items), atol=tolerance), (
+        f"{subject.name}.featurize_with_by_product gives other vectors than featurize"
+    )
+    columns = len(tuple(signal.columns))
+    assert isinstance(values, np.ndarray) and values.shape == (len(items), columns), (
+        f"{subject.name}.featurize_with_by_product's values have shape "
+        f"{getattr(values, 'shape', None)}; expected ({len(items)}, {columns}) "
+        f"(the columns of signal {by_product.signal!r})"
+    )
+
+
 VECTORS = (
     check_vectors_result,
     check_model_id,
@@ -120,4 +156,5 @@ VECTORS = (
     check_vectors_no_mutation,
     check_vectors_empty_input,
     check_vectors_cancel,
+    check_by_product,
 )

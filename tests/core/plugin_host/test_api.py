@@ -74,16 +74,18 @@ def test_importing_the_api_stays_cheap() -> None:
 
 def test_a_plugin_for_a_newer_api_is_refused_with_a_message() -> None:
     registry = PluginRegistry()
+    major, minor = api.API_VERSION.split(".")
+    future = f"{major}.{int(minor) + 1}"
     newer = api.PluginManifest(
         name="from-the-future",
-        api_version="1.8",
+        api_version=future,
         contributions=(api.Contribution("metric", "future", "nowhere:Metric"),),
     )
     registry.add_manifest(newer, origin="test")
     (failure,) = registry.failures
     assert failure.plugin == "from-the-future"
     assert failure.message == (
-        f"needs plugin API 1.8; this Vendiscope provides {api.API_VERSION} "
+        f"needs plugin API {future}; this Vendiscope provides {api.API_VERSION} "
         "(upgrade Vendiscope or use a matching plugin version)"
     )
     assert registry.contributions("metric") == []

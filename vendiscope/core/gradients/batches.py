@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from vendiscope.core.gradients.render import IGNORE, Encoded
 
 if TYPE_CHECKING:
+    import numpy as np
     import torch
 
 
@@ -150,6 +151,15 @@ def per_example_loss(model: Any, batch: Batch, *, gather: bool = True) -> LossOu
     logits = _logits(model, batch)
     wanted = torch.cat([labels[:, 1:], torch.full_like(labels[:, :1], IGNORE)], dim=1)
     return LossOutput(_mean_ce(logits, wanted, counts), batch.attention_mask.to(logits.dtype))
+
+
+def loss_columns(losses: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``(n, 2)`` float32 rows ``[loss, perplexity]`` of per-example mean losses (nats); the
+    perplexity is capped at ``exp(80)`` so an absurd loss stays a finite number."""
+    import numpy as np
+
+    values = np.asarray(losses, dtype=np.float64).reshape(-1)
+    return np.stack([values, np.exp(np.minimum(values, 80.0))], axis=1).astype(np.float32)
 
 
 def target_positions(labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -248,6 +248,31 @@ class GradientEngine:
         cancel: CancelToken | None = None,
     ) -> np.ndarray:
         """``(len(records), d)`` float32 rows of unit length, in the order of ``records``."""
+        return self._features(records, progress, cancel, None)
+
+    def features_and_losses(
+        self,
+        records: Sequence[dict[str, str | None]],
+        *,
+        progress: Progress | None = None,
+        cancel: CancelToken | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`features` and each record's loss, the mean cross-entropy the gradients are
+        of (fast mode only: the loss is the forward pass the gradients are taken through)."""
+        import numpy as np
+
+        if self.logra is None:
+            raise ValueError("each record's loss comes with the features in fast mode only")
+        losses = np.empty(len(records), dtype=np.float32)
+        return self._features(records, progress, cancel, losses), losses
+
+    def _features(
+        self,
+        records: Sequence[dict[str, str | None]],
+        progress: Progress | None,
+        cancel: CancelToken | None,
+        losses: np.ndarray | None,
+    ) -> np.ndarray:
         import numpy as np
 
         progress = progress or NullProgress()
@@ -279,6 +304,8 @@ class GradientEngine:
             with cancel_checks(self.model, cancel, backward=backward_checks):
                 rows = self._batch(batch)
             out[index] = _normalise(rows).cpu().numpy()
+            if losses is not None and self.logra is not None and self.logra.last_losses is not None:
+                losses[index] = self.logra.last_losses.float().cpu().numpy()
             del rows, batch
             if self.device.type == "cpu":
                 release_free_memory()

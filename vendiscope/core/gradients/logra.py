@@ -267,6 +267,8 @@ class LoGra:
         self._mask: torch.Tensor | None = None
         self._head_mask: torch.Tensor | None = None
         self._recomputing = False
+        self.last_losses: torch.Tensor | None = None
+        """The per-example losses of the last batch :meth:`layer_blocks` went through."""
 
     @property
     def width(self) -> int:
@@ -299,6 +301,7 @@ class LoGra:
             with self._hooks():
                 losses = per_example_loss(self.model, batch).losses
                 losses.sum().backward()
+            self.last_losses = losses.detach()
         finally:
             self._mask = self._head_mask = None
         blocks, self._blocks = self._blocks, {}

@@ -123,8 +123,39 @@ class Embedder(ABC):
         return 0
 
 
+@dataclass(frozen=True)
+class ByProduct:
+    """A signal a featurizer computes on the way to its vectors, e.g. each record's loss.
+
+    The values are exactly those of the signal plugin ``signal`` created with ``params``: the
+    featurizer job stores them as that signal's values (``signals/SIGNAL``), so the signal is
+    not computed again.
+    """
+
+    signal: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
 class Featurizer(ABC):
     """Maps records (role -> text dicts) to feature vectors, e.g. projected gradients."""
+
+    @property
+    def by_product(self) -> ByProduct | None:
+        """The signal :meth:`featurize_with_by_product` gives beside the vectors (default: none)."""
+        return None
+
+    def featurize_with_by_product(
+        self,
+        records: Sequence[dict[str, str | None]],
+        *,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`featurize`'s rows and, row for row, the :attr:`by_product` signal's values.
+
+        Called only when :attr:`by_product` is not ``None``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no by-product")
 
     @abstractmethod
     def featurize(
@@ -476,6 +507,11 @@ class Signal(ABC):
     needs_target: ClassVar[bool] = False
     """The signal compares each record with a second dataset of the project (e.g. a benchmark,
     for contamination): the job calls :meth:`fit_target` with its records first."""
+
+    text_columns: ClassVar[tuple[str, ...]] = ()
+    """Short texts per record beside the numbers (API 1.8; the LLM judge's ``reason``): after
+    each :meth:`compute`, the signal sets ``texts_`` to ``{name: [text or None per record]}``
+    and the job stores them with the chunk's values, in the same transaction."""
 
     @property
     @abstractmethod

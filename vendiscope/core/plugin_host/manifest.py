@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-API_VERSION = "1.7"
+API_VERSION = "1.8"
 """1.1 added VectorSource and StreamingSelector (selection on sets larger than memory); 1.2
 added ``View.needs_target`` and ``FromProject`` (parameters naming a subset or vector set);
 1.3 added ``ViewData`` (``data["view_data"]``, read-only view data: views no longer need the

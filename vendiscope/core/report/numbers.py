@@ -360,38 +360,20 @@ def _studies(project: Project, dataset: str, missing: list[dict[str, Any]]) -> l
 
 def _quality(project: Project, dataset: str) -> list[Any]:
     """Each computed signal column: how many records each flag raises (and in which sources),
-    a number's median and 5-95% range, a label's commonest values."""
-    import numpy as np
+    a number's median and 5-95% range, a label's commonest values
+    (:mod:`vendiscope.core.signals.summary`)."""
+    from vendiscope.core.signals.summary import FlagSummary, LabelSummary, summarize_signals
 
-    from vendiscope.core.signals.reading import signal_columns
-
-    columns = {k: v for k, v in signal_columns(project, dataset).items() if "." in k}
-    if not columns:  # optional, as studies are: the page says how to add them
-        return []
-    sources = np.asarray([r.source or "" for r in project.iter_records(dataset)], dtype=object)
     out = []
-    for key, column in columns.items():
-        data = column.values
-        entry: dict[str, Any] = {"column": key, "kind": column.kind, "run_id": column.run_id}
-        if column.kind == "flag":
-            raised = data > 0
-            by_source = {
-                str(s): int(raised[sources == s].sum()) for s in np.unique(sources[raised])
-            }
-            ordered = dict(sorted(by_source.items(), key=lambda item: -item[1]))
-            share = float(raised.mean()) if len(data) else 0.0
-            entry.update(flagged=int(raised.sum()), share=share, by_source=ordered)
-        elif column.kind == "label":
-            labels = [label for label in column.labels() if label is not None]
-            counts = {label: labels.count(label) for label in set(labels)}
-            entry["top"] = sorted(counts.items(), key=lambda i: -i[1])[:5]
+    for found in summarize_signals(project, dataset):  # none: the page says how to add them
+        entry: dict[str, Any] = {"column": found.column, "kind": found.kind,
+                                 "run_id": found.run_id}  # fmt: skip
+        if isinstance(found, FlagSummary):
+            entry.update(flagged=found.raised, share=found.share, by_source=dict(found.by_source))
+        elif isinstance(found, LabelSummary):
+            entry["top"] = list(found.top)
         else:
-            finite = data[~np.isnan(data)]
-            entry.update(
-                median=float(np.median(finite)) if finite.size else None,
-                p5=float(np.percentile(finite, 5)) if finite.size else None,
-                p95=float(np.percentile(finite, 95)) if finite.size else None,
-            )
+            entry.update(median=found.median, p5=found.p5, p95=found.p95)
         out.append(entry)
     return out
 

@@ -17,7 +17,6 @@ from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugin_host import default_registry
 from vendiscope.core.plugin_host.interfaces import Signal
-from vendiscope.core.signals.naming import KIND, LEXICAL, describe_columns, set_name
 from vendiscope.core.signals.options import SignalOptions
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
@@ -27,6 +26,7 @@ from vendiscope.core.vectors.job import (
     VectorJobResult,
     run_vector_job,
 )
+from vendiscope.core.vectors.signal_sets import IDENTITY, KIND, LEXICAL, set_name, signal_config
 
 if TYPE_CHECKING:
     from vendiscope.core.plugin_host.registry import PluginRegistry
@@ -86,15 +86,11 @@ def compute_signal(
             instance.fit_target(target_records)
         progress.finish()
     columns = tuple(instance.columns)
-    config = {
-        "signal": signal,
-        "signal_params": params,
-        "target": target,
-        "columns": describe_columns(columns),
-        "model_id": instance.model_id,
-        "describe": instance.describe(),
-    }
-    name = set_name(signal) if target is None else f"{set_name(signal)}@{target}"
+    config = signal_config(signal, instance, params, target)
+    text_names = tuple(instance.text_columns)
+    if text_names:  # short texts per record (the judge's reason): stored beside the chunk
+        config = {**config, "texts": list(text_names)}
+    name = set_name(signal, target)
     _settle_earlier(project, dataset, name, instance.model_id, replace)
     job = VectorJob(
         dataset=dataset,
@@ -105,7 +101,7 @@ def compute_signal(
         config=config,
         dim=len(columns),
         chunk_rows=options.chunk_rows or min(info.row_count or 1, 10_000),
-        identity=("signal", "model_id", "target"),
+        identity=IDENTITY,
         description=f"Signal '{signal}' of {dataset}",
         size_chunks=options.chunk_rows is None,  # a slow signal commits about once a minute
     )
@@ -114,9 +110,33 @@ def compute_signal(
         with registry.running("signal", signal):
             values = instance.compute([r.roles() for r in records], progress=inner, cancel=cancel)
         registry.check_result("signal", signal, values, rows=len(records), dim=len(columns))
-        return ChunkResult(values.astype("float32", copy=False), {"computed": len(records)})
+        texts = _texts(signal, instance, text_names, len(records))
+        counts = {"computed": len(records)}
+        return ChunkResult(values.astype("float32", copy=False), counts, texts=texts)
 
     return run_vector_job(project, job, compute, progress=progress, cancel=cancel)
+
+
+def _texts(
+    signal: str, instance: Signal, names: tuple[str, ...], rows: int
+) -> dict[str, list[str | None]]:
+    """The text columns ``instance.compute`` left in ``texts_``, checked: one text or None
+    per record of each column in ``names``."""
+    if not names:
+        return {}
+    given = getattr(instance, "texts_", None)
+    if not isinstance(given, dict):
+        raise ProjectError(f"signal '{signal}' did not set texts_ for its text columns")
+    texts: dict[str, list[str | None]] = {}
+    for name in names:
+        column = list(given.get(name) or [])
+        if len(column) != rows or any(t is not None and not isinstance(t, str) for t in column):
+            raise ProjectError(
+                f"signal '{signal}': text column '{name}' should hold one text (or None) per "
+                f"record ({rows}), got {len(column)} values"
+            )
+        texts[name] = column
+    return texts
 
 
 def _settle_earlier(

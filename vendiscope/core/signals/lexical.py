@@ -21,11 +21,11 @@ from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
 from vendiscope.core.plugin_host.interfaces import SignalColumn
 from vendiscope.core.plugin_host.options import OperationOptions
 from vendiscope.core.plugin_host.params import Label, Range, Unit
-from vendiscope.core.signals.naming import KIND, describe_columns, set_name
 from vendiscope.core.store import vectors
 from vendiscope.core.store.project import Project
 from vendiscope.core.store.runs import recorded_run
 from vendiscope.core.vectors.job import VectorJobResult
+from vendiscope.core.vectors.signal_sets import KIND, describe_columns, set_name
 
 NAME = "lexical-dups"
 COLUMNS = (

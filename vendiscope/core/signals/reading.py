@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.signals.naming import KIND, PREFIX
 from vendiscope.core.store import vectors
+from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
+from vendiscope.core.vectors.signal_sets import KIND, PREFIX
 
 if TYPE_CHECKING:
     import numpy as np
@@ -97,9 +98,46 @@ def signal_columns(project: Project, dataset: str) -> dict[str, SignalValues]:
     return found
 
 
+def signal_texts(project: Project, dataset: str) -> dict[str, list[str | None]]:
+    """Every computed text column of ``dataset`` (the LLM judge's ``reason``): one text (or
+    ``None``) per record, named as :func:`signal_columns` names columns (``reason`` and
+    ``llm-judge.reason``). Texts are kept beside the values, not in the float32 vectors
+    (:func:`vendiscope.core.store.vectors.read_texts`)."""
+    newest: dict[str, vectors.VectorSetInfo] = {}
+    for info in vectors.complete_sets(project, dataset, KIND):
+        if info.name.startswith(PREFIX) and (info.params or {}).get("texts"):
+            newest[info.name.removeprefix(PREFIX)] = info
+    found: dict[str, list[str | None]] = {}
+    counts: dict[str, int] = {}
+    for signal, info in sorted(newest.items()):
+        for name in info.params["texts"]:
+            found[f"{signal}.{name}"] = vectors.read_texts(project, info, str(name))
+            counts[name] = counts.get(name, 0) + 1
+    for key in list(found):
+        name = key.split(".", 1)[1] if "." in key else key
+        if counts.get(name) == 1:
+            found[name] = found[key]
+    return found
+
+
 def where(project: Project, dataset: str, expression: str) -> np.ndarray:
     """The mask of ``dataset``'s records that match ``expression`` (see the module's doc)."""
     return mask(signal_columns(project, dataset), expression)
+
+
+def matching_page(
+    project: Project, dataset: str, expression: str, offset: int, limit: int
+) -> tuple[int, list[RecordRow]]:
+    """How many records match ``expression``, and the matching records ``offset`` to
+    ``offset + limit`` in dataset order (``vendiscope show --where``)."""
+    import numpy as np
+
+    from vendiscope.core.store.record_lookup import records_at
+
+    positions = np.flatnonzero(where(project, dataset, expression))
+    chosen = positions[offset : offset + limit].tolist()
+    found = records_at(project, dataset, chosen)
+    return int(positions.size), [found[p] for p in chosen]
 
 
 def mask(columns: dict[str, SignalValues], expression: str) -> np.ndarray:
@@ -156,4 +194,4 @@ def _condition(columns: dict[str, SignalValues], part: str, expression: str) -> 
     return result
 
 
-__all__ = ["OPERATORS", "SignalValues", "mask", "signal_columns", "where"]
+__all__ = ["OPERATORS", "SignalValues", "mask", "signal_columns", "signal_texts", "where"]

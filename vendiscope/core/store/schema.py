@@ -177,3 +177,20 @@ class SubsetMember(Base):
     )
     rank: Mapped[int] = mapped_column(Integer)
     gain: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SignalText(Base):
+    """A short text of one record in a signal's vector set (the LLM judge's reason): the
+    vectors are float32, so a signal's text columns live here, written in the same
+    transaction as their chunk (:func:`vendiscope.core.store.vectors.write_chunk`)."""
+
+    __tablename__ = "signal_texts"
+
+    vector_set_id: Mapped[int] = mapped_column(
+        ForeignKey("vector_sets.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    """The text column's name (``reason``)."""
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """The record's row in the dataset (and the vector set)."""
+    text: Mapped[str] = mapped_column(Text)

@@ -11,7 +11,7 @@ records its process: pid, host, start time) and
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.store.schema import Run, VectorChunk, VectorSet
+from vendiscope.core.store.schema import Run, SignalText, VectorChunk, VectorSet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -218,8 +218,12 @@ def write_chunk(
     vectors: np.ndarray,
     *,
     if_exists: str = "error",
+    texts: Mapping[str, Sequence[str | None]] | None = None,
 ) -> bool:
     """Store chunk ``index`` (rows ``index * chunk_rows`` onwards) in its own transaction.
+
+    ``texts`` (a signal's text columns: name -> one text or ``None`` per row of the chunk)
+    are written in the same transaction (:func:`read_texts` reads them).
 
     ``if_exists="skip"`` leaves a chunk another writer committed first as it is (two jobs,
     or two engines' workers, filling the same set) and returns ``False``; with ``"error"``
@@ -246,6 +250,12 @@ def write_chunk(
                     data=data,
                 )
             )
+            for name, column in (texts or {}).items():
+                session.add_all(
+                    SignalText(vector_set_id=vector_set.id, name=name, position=row, text=text)
+                    for row, text in enumerate(column, start=start)
+                    if text is not None
+                )
     except IntegrityError:
         if if_exists == "skip" and is_committed(project, vector_set, index):
             return False
@@ -458,3 +468,16 @@ def writer_runs(
         for run_id, key, status, owner in rows
         if key.startswith(f"{vector_set.kind}:") and key.endswith(f":{vector_set.name}")
     ]
+
+
+def read_texts(project: Project, vector_set: VectorSetInfo, name: str) -> list[str | None]:
+    """Text column ``name`` of a signal's set: one text per row (``None`` where there is none)."""
+    out: list[str | None] = [None] * vector_set.n_rows
+    query = select(SignalText.position, SignalText.text).where(
+        SignalText.vector_set_id == vector_set.id, SignalText.name == name
+    )
+    with project.engine.connect() as connection:
+        for position, text in connection.execute(query):
+            if 0 <= position < len(out):
+                out[position] = text
+    return out

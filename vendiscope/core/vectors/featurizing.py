@@ -28,6 +28,7 @@ from vendiscope.core.vectors.job import (
     ChunkResult,
     ChunkTasks,
     JobEstimate,
+    SideSet,
     VectorJob,
     VectorJobResult,
     measure,
@@ -35,11 +36,12 @@ from vendiscope.core.vectors.job import (
 )
 from vendiscope.core.vectors.options import GradientOptions
 from vendiscope.core.vectors.reuse import ReuseCache, assemble_rows, covers_dataset
+from vendiscope.core.vectors.signal_sets import IDENTITY, KIND, set_name, signal_config
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.plugin_host.interfaces import Featurizer
+    from vendiscope.core.plugin_host.interfaces import Featurizer, Signal
 
 DEFAULT_FEATURIZER = "gradients"
 # Gradient features are slow per record: small chunks keep resume points close together.
@@ -107,13 +109,14 @@ def featurize_dataset(
             identity=("featurizer", "model_id"),
             description=f"Features of {dataset} ({featurizer}{'/' + mode if mode else ''})",
             size_chunks=chunk_rows is None,
+            side=_side_set(identity.get("by_product"), registry),
         )
         if cache is not None and (job.model_id, job.dim) != (instance.model_id, instance.dim):
             cache = _cache(project, dataset, job.name, job.model_id, job.dim)  # the workers'
         return run_vector_job(
             project,
             job,
-            _tasks(worker, job.dim, cache),
+            _tasks(worker, job.dim, cache, job.side),
             session=session,
             progress=progress,
             cancel=cancel,
@@ -199,8 +202,31 @@ def _described_by_source(cache: ReuseCache | None) -> dict[str, Any] | None:
     return None
 
 
-def _tasks(worker: FeaturizeWorker, dim: int, cache: ReuseCache | None) -> ChunkTasks:
-    """Driver side of a chunk: copy reused rows, send each distinct new record once."""
+def _side_set(by_product: dict[str, Any] | None, registry: PluginRegistry | None) -> SideSet | None:
+    """Where the featurizer's by-product goes: its signal's set, configured as the signal's
+    own job configures it, so that job finds the values made (and fills what is missing)."""
+    if not by_product:
+        return None
+    registry = registry or default_registry()
+    signal, params = by_product["signal"], dict(by_product["params"])
+    if signal not in {c.name for c in registry.contributions("signal")}:
+        return None
+    instance: Signal = registry.create("signal", signal, **params)
+    return SideSet(
+        name=set_name(signal),
+        kind=KIND,
+        model_id=instance.model_id,
+        config=signal_config(signal, instance, params),
+        dim=len(tuple(instance.columns)),
+        identity=IDENTITY,
+    )
+
+
+def _tasks(
+    worker: FeaturizeWorker, dim: int, cache: ReuseCache | None, side: SideSet | None = None
+) -> ChunkTasks:
+    """Driver side of a chunk: copy reused rows, send each distinct new record once. The
+    featurizer's by-product goes with a chunk whose every row was computed here."""
 
     def prepare(records: Sequence[RecordRow]) -> tuple[Any, Any]:
         hits = cache.lookup([r.content_hash for r in records]) if cache is not None else {}
@@ -211,13 +237,17 @@ def _tasks(worker: FeaturizeWorker, dim: int, cache: ReuseCache | None) -> Chunk
         payload = [records[slots[0]].roles() for slots in distinct.values()]
         return (payload or None), (hits, distinct)
 
-    def assemble(records: Sequence[RecordRow], state: Any, features: Any) -> ChunkResult:
+    def assemble(records: Sequence[RecordRow], state: Any, output: Any) -> ChunkResult:
         hits, distinct = state
+        features, by_product = output if isinstance(output, tuple) else (output, None)
         chunk = assemble_rows(len(records), dim, hits, features, distinct)
         counts = {"featurized": len(distinct)}
         if hits:
             counts["reused"] = len(hits)
-        return ChunkResult(chunk, counts)
+        rows = None
+        if side is not None and by_product is not None and not hits:
+            rows = assemble_rows(len(records), side.dim, {}, by_product, distinct)
+        return ChunkResult(chunk, counts, rows)
 
     return ChunkTasks(worker, prepare, assemble)
 
@@ -245,9 +275,19 @@ class FeaturizeWorker(PluginWorker):
 
     def identity(self) -> dict[str, Any]:
         instance: Featurizer = self.instance
-        return {"model_id": instance.model_id, "dim": instance.dim, "describe": instance.describe()}
+        by_product = instance.by_product
+        return {
+            "model_id": instance.model_id,
+            "dim": instance.dim,
+            "describe": instance.describe(),
+            "by_product": None if by_product is None else dataclasses.asdict(by_product),
+        }
 
     def compute(
         self, payload: list[dict[str, str | None]], *, progress: Progress, cancel: CancelToken
-    ) -> np.ndarray:
-        return self.instance.featurize(payload, progress=progress, cancel=cancel)
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """The payload's vectors, with the featurizer's by-product when it has one."""
+        instance: Featurizer = self.instance
+        if instance.by_product is not None:
+            return instance.featurize_with_by_product(payload, progress=progress, cancel=cancel)
+        return instance.featurize(payload, progress=progress, cancel=cancel)

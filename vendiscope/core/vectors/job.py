@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from vendiscope.core.base.errors import ProjectError
 from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, this_process
 from vendiscope.core.store import vectors
 from vendiscope.core.store.models import RecordRow
@@ -58,6 +59,11 @@ class ChunkResult:
 
     vectors: np.ndarray
     counts: dict[str, int] = field(default_factory=dict)
+    side: np.ndarray | None = None
+    """The chunk's rows of the job's :class:`SideSet` (None: none computed for this chunk)."""
+    texts: dict[str, list[str | None]] = field(default_factory=dict)
+    """A signal's text columns: name -> one text (or ``None``) per row, committed with the
+    rows in one transaction (:func:`vendiscope.core.store.vectors.write_chunk`)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,24 @@ class VectorJobResult:
     counts: dict[str, int]
     seconds: float
     already_complete: bool = False
+
+
+@dataclass(frozen=True)
+class SideSet:
+    """A second vector set a job fills beside its own, chunk for chunk, from values its
+    computation gives on the way (each record's loss, beside its gradients).
+
+    A chunk whose side rows are not computed (rows copied from another set) is left out; the
+    side set is marked complete only when every chunk is there, and its own job (e.g. the
+    signal's) fills what is missing when it runs.
+    """
+
+    name: str
+    kind: str
+    model_id: str
+    config: dict[str, Any]
+    dim: int
+    identity: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -85,6 +109,7 @@ class VectorJob:
     identity: tuple[str, ...] = ("model_id",)
     size_chunks: bool = False
     """``chunk_rows`` is the most: smaller when the first rows say a chunk would take long."""
+    side: SideSet | None = None
 
 
 class ChunkProgress:
@@ -277,7 +302,9 @@ class _Sizing:
         if self.rows is None or start >= len(self.rows.vectors):
             return None
         counts = dict(self.rows.counts) if start == 0 else {}
-        return ChunkResult(self.rows.vectors[start:stop], counts)
+        side = self.rows.side[start:stop] if self.rows.side is not None else None
+        texts = {name: column[start:stop] for name, column in self.rows.texts.items()}
+        return ChunkResult(self.rows.vectors[start:stop], counts, side, texts)
 
 
 def _joined(head: ChunkResult, rest: ChunkResult) -> ChunkResult:
@@ -287,7 +314,17 @@ def _joined(head: ChunkResult, rest: ChunkResult) -> ChunkResult:
     counts = dict(head.counts)
     for key, value in rest.counts.items():
         counts[key] = counts.get(key, 0) + value
-    return ChunkResult(np.concatenate([head.vectors, rest.vectors]), counts)
+    side = None
+    if head.side is not None and rest.side is not None:
+        side = np.concatenate([head.side, rest.side])
+    texts = {
+        name: [
+            *head.texts.get(name, [None] * len(head.vectors)),
+            *rest.texts.get(name, [None] * len(rest.vectors)),
+        ]
+        for name in {*head.texts, *rest.texts}
+    }
+    return ChunkResult(np.concatenate([head.vectors, rest.vectors]), counts, side, texts)
 
 
 def _fill(
@@ -316,6 +353,7 @@ def _fill(
             settings["chunk_rows"] = made.chunk_rows
     target = vectors.open_for_writing(project, job.dataset, job.name, run_id=run_id, **settings)
     done = vectors.committed_chunks(project, target)
+    side = _open_side(project, job, target, run_id)
     resumed_from = sum(len(range(*target.chunk_range(i))) for i in done)
     if not job.size_chunks:
         progress.start(description, total=target.n_rows, unit="records")
@@ -328,13 +366,19 @@ def _fill(
         records, state, head = held.pop(index)
         if records:
             outcome = tasks.assemble(records, state, output)
-        else:
-            outcome = ChunkResult(np.empty((0, target.dim), dtype=np.float32))
+        else:  # every row was computed by the probe (head)
+            none = np.empty((0, side.dim), dtype=np.float32) if side is not None else None
+            outcome = ChunkResult(np.empty((0, target.dim), dtype=np.float32), side=none)
         if head is not None:  # the chunk's first rows, computed by the probe
             outcome = _joined(head, outcome)
-        if vectors.write_chunk(project, target, index, outcome.vectors, if_exists="skip"):
+        texts = outcome.texts or None
+        if vectors.write_chunk(
+            project, target, index, outcome.vectors, if_exists="skip", texts=texts
+        ):
             for key, value in outcome.counts.items():
                 counts[key] = counts.get(key, 0) + value
+            if side is not None and outcome.side is not None:
+                vectors.write_chunk(project, side, index, outcome.side, if_exists="skip")
         completed += outcome.vectors.shape[0]
         progress.update(completed)
 
@@ -366,8 +410,35 @@ def _fill(
     for index, output in session.map(items(), cancel=cancel, progress_for=progress_for):
         commit(index, output)
     target = vectors.mark_complete(project, target)
+    if side is not None and len(vectors.committed_chunks(project, side)) == side.n_chunks:
+        vectors.mark_complete(project, side)
     progress.finish()
     return target, resumed_from
+
+
+def _open_side(
+    project: Project, job: VectorJob, target: VectorSetInfo, run_id: int
+) -> VectorSetInfo | None:
+    """The job's side set, open for writing with the target's chunks; None when there is
+    none, when it is complete, or when one of that name has other settings or chunks."""
+    spec = job.side
+    if spec is None:
+        return None
+    found = next((s for s in vectors.list_sets(project, job.dataset) if s.name == spec.name), None)
+    if found is not None and (
+        found.status == vectors.COMPLETE
+        or found.chunk_rows != target.chunk_rows
+        or found.params.get("model_id") != spec.model_id
+    ):
+        return None
+    try:
+        return vectors.open_for_writing(
+            project, job.dataset, spec.name, kind=spec.kind, model=spec.model_id,
+            params=spec.config, dim=spec.dim, chunk_rows=target.chunk_rows, run_id=run_id,
+            identity=spec.identity,
+        )  # fmt: skip
+    except ProjectError:  # made meanwhile with other settings: its own job decides
+        return None
 
 
 # ----------------------------------------------------------------------------- estimates

@@ -21,6 +21,7 @@ from vendiscope.api import (
     GRADIENT_PRESETS,
     PAPER_DIM,
     SKETCH_KINDS,
+    ByProduct,
     Choices,
     Featurizer,
     GradientEngine,
@@ -28,6 +29,7 @@ from vendiscope.api import (
     auto_dim,
     gradient_precision,
     load_proxy,
+    loss_columns,
     model_label,
     parse_memory,
     parse_parameter_set,
@@ -195,6 +197,32 @@ class GradientFeaturizer(Featurizer):
         cancel: CancelToken,
     ) -> np.ndarray:
         return self.engine().features(records, progress=progress, cancel=cancel)
+
+    @property
+    def by_product(self) -> ByProduct | None:
+        """Each record's loss, as the ``proxy-loss`` signal gives it, when the gradients are
+        taken through that very loss: fast mode, float32, the signal's rendering (end-of-turn
+        tokens labelled, the template's system prompt)."""
+        if (
+            self.mode != "fast"
+            or self.effective_precision != "float32"
+            or not self.end_of_turn
+            or self.system_prompt is not None
+        ):
+            return None
+        return ByProduct("proxy-loss", {"model": self.model or "", "max_length": self.max_length})
+
+    def featurize_with_by_product(
+        self,
+        records: Sequence[dict[str, str | None]],
+        *,
+        progress: Progress,
+        cancel: CancelToken,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        features, losses = self.engine().features_and_losses(
+            records, progress=progress, cancel=cancel
+        )
+        return features, loss_columns(losses)
 
     def report(self, records: Sequence[dict[str, str | None]]) -> dict[str, list[int]]:
         """Positions of records with nothing to score (``empty``) and of ``truncated`` ones."""

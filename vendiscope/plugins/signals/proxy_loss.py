@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -74,6 +73,7 @@ class ProxyLoss(Signal):
             encode_examples,
             has_chat_template,
             length_buckets,
+            loss_columns,
             pad_token_id,
             per_example_loss,
         )
@@ -98,8 +98,7 @@ class ProxyLoss(Signal):
             batch = collate([examples[i] for i in chosen], chosen, pad_id=pad)
             with torch.no_grad():
                 losses = per_example_loss(model, batch).losses.float().cpu().numpy()
-            for row, loss in zip(chosen, losses, strict=True):
-                out[row] = (loss, math.exp(min(float(loss), 80.0)))
+            out[chosen] = loss_columns(losses)
             done += len(chosen)
             progress.update(done, len(wanted))
         progress.finish()
