@@ -39,6 +39,13 @@ HELP = {
         "record of their group (copies that differ in wording, case or spacing). The lowest "
         "position of each group is kept; the others are counted here and saved as a subset."
     ),
+    "quality": (
+        "Curation signals: per-record checks stored in the project — quality heuristics "
+        "(empty, truncated or repetitive text), personal data and secrets, language, "
+        "near-copies, benchmark leaks. The number is the records at least one flag raises; "
+        "Clean up… saves the records the flags you choose do not raise as a subset (nothing "
+        "is deleted)."
+    ),
     "sparse": (
         "Sparse clusters (Prismatic Synthesis): the records are clustered by spherical k-means "
         "on their gradient features (or embeddings); clusters smaller than the median size are "

@@ -4,7 +4,8 @@ G-Vendi and embedding-Vendi come from the latest complete score runs (``kind="me
 ``params.metric`` ``gvendi`` or ``vendi``), with the bootstrap interval and the top of the
 eigenvalue spectrum the Vendi metric keeps in the run's details; near-duplicates from the
 latest complete ``near-duplicates`` run; sparse clusters (with example records) from the
-latest clustering run; counts and sources from ``Project.stats``.
+latest clustering run; counts and sources from ``Project.stats``; the curation signals'
+summaries from :func:`vendiscope.core.signals.summary.summarize_signals`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.metrics.algorithms.resolution import projection_sd
 from vendiscope.core.metrics.run_result import ScoreRunResult
+from vendiscope.core.signals.summary import (
+    ColumnSummary,
+    FlagSummary,
+    LabelSummary,
+    NumberSummary,
+)
 from vendiscope.core.store.models import RunInfo
 from vendiscope.gui.jobs.tasks import opened
 
@@ -103,6 +110,10 @@ class DashboardSummary:
     gradient_sets: list[str] = field(default_factory=list)
     advice: str = ""
     """Which score tells the data's groups apart at this size, when the metrics disagree."""
+    quality: list[ColumnSummary] = field(default_factory=list)
+    """Each computed signal column summarised (none: no signals computed yet)."""
+    flagged: int = 0
+    """Records at least one signal's flag raises."""
 
 
 def summarize(location: str, dataset: str) -> DashboardSummary:
@@ -112,12 +123,14 @@ def summarize(location: str, dataset: str) -> DashboardSummary:
 
 
 def summarize_project(project: Project, dataset: str) -> DashboardSummary:
+    from vendiscope.core.signals.summary import overview
     from vendiscope.core.store import vectors
     from vendiscope.core.view_data.runs import resolution_advice
 
     stats = project.stats(dataset)
     runs = [r for r in project.runs(dataset) if r.status == "complete"]
     complete = vectors.complete_sets(project, dataset)
+    signals = overview(project, dataset)
     return DashboardSummary(
         dataset=dataset,
         rows=stats["rows"],
@@ -131,6 +144,8 @@ def summarize_project(project: Project, dataset: str) -> DashboardSummary:
         embedding_sets=[s.name for s in complete if s.kind == "embedding"],
         gradient_sets=[s.name for s in complete if s.kind == "gradient"],
         advice=resolution_advice(project, dataset),
+        quality=signals.columns,
+        flagged=signals.flagged,
     )
 
 
@@ -219,3 +234,39 @@ def _clusters(project: Project, dataset: str, listed: int = 12) -> ClusterSummar
             for found in examples
         ],
     )
+
+
+CHARTS = 3
+"""Histograms the Quality section draws."""
+CHARTED = ("language", "words", "loss", "language-confidence", "non-alpha-ratio")
+"""Columns drawn first when computed (a label's commonest values, then numbers)."""
+NOT_CHARTED = ("lexical-group", "pii-count")
+"""Numbers that read badly as a histogram (a record's group position, mostly zeros)."""
+SOURCES_SHOWN = 3
+
+
+def flags_by_size(quality: list[ColumnSummary]) -> list[FlagSummary]:
+    """The flag columns, those raising the most records first."""
+    flags = [q for q in quality if isinstance(q, FlagSummary)]
+    return sorted(flags, key=lambda f: -f.raised)
+
+
+def charted(quality: list[ColumnSummary], limit: int = CHARTS) -> list[ColumnSummary]:
+    """The columns the Quality section draws: those of :data:`CHARTED` that were computed,
+    then other numbers with values, up to ``limit``."""
+    drawable: list[ColumnSummary] = [
+        q
+        for q in quality
+        if (isinstance(q, NumberSummary) and q.counts and q.name not in NOT_CHARTED)
+        or (isinstance(q, LabelSummary) and q.top)
+    ]
+    first = sorted((q for q in drawable if q.name in CHARTED), key=lambda q: CHARTED.index(q.name))
+    rest = [q for q in drawable if q.name not in CHARTED]
+    return [*first, *rest][:limit]
+
+
+def source_text(flag: FlagSummary, shown: int = SOURCES_SHOWN) -> str:
+    """The sources most flagged, in words: ``code 60, nli 14, arithmetic 12``."""
+    parts = [f"{source or '(none)'} {count:,}" for source, count in flag.by_source[:shown]]
+    more = len(flag.by_source) - shown
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")

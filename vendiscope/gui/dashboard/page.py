@@ -1,4 +1,5 @@
-"""The diversity dashboard of a dataset: G-Vendi, embedding-Vendi, duplicates, sources, spectrum."""
+"""The diversity dashboard of a dataset: G-Vendi, embedding-Vendi, duplicates, sources, spectrum,
+and what the curation signals flag."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from vendiscope.gui.dashboard.data import (
     ScoreSummary,
     summarize,
 )
+from vendiscope.gui.dashboard.quality import QualitySection
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs.background import Loader
 from vendiscope.gui.selection.compare_table import SubsetCompareTable
@@ -120,6 +122,8 @@ class DashboardView(QWidget):
         titles.addWidget(self.title)
         titles.addWidget(self.subtitle)
         head.addLayout(titles, 1)
+        self.no_signals = self._no_signals()  # one line until signals are computed
+        head.addWidget(self.no_signals, 1, Qt.AlignmentFlag.AlignTop)
         head.addWidget(refresh, 0, Qt.AlignmentFlag.AlignTop)
 
         self.cards = {
@@ -220,11 +224,15 @@ class DashboardView(QWidget):
         self.advice.hide()
         layout.addWidget(self.advice)
         self.subsets_compare = SubsetCompareTable(document, dataset, hide_when_empty=True)
+        self.quality = QualitySection(self._signals("compute"), self._signals("clean"))
         sections = QSplitter(Qt.Orientation.Vertical)  # shares the height the cards leave
         sections.setChildrenCollapsible(False)
         sections.addWidget(self.subsets_compare)  # shown once a subset is scored
+        self.quality_pane = titled("Quality: what the curation signals flag", self.quality)
+        self.quality_pane.hide()  # shown once signals are computed (the card offers them)
+        sections.addWidget(self.quality_pane)
         sections.addWidget(bottom)
-        sections.setStretchFactor(1, 1)
+        sections.setStretchFactor(2, 1)
         self.sections = sections
         layout.addWidget(sections, 1)
         scroll = QScrollArea()
@@ -255,6 +263,20 @@ class DashboardView(QWidget):
             return None
         return lambda: window.run_action(name, self.dataset)
 
+    def _signals(self, which: str) -> Callable[[], None] | None:
+        """Open "Compute signals…" or "Clean up…" on this dataset (None without a window)."""
+        window = self.window_
+        if window is None:
+            return None
+        from vendiscope.gui.signals import launch
+
+        start = launch.compute_signals if which == "compute" else launch.clean_up
+
+        def open_dialog() -> None:
+            start(window, self.dataset)
+
+        return open_dialog
+
     def show_summary(self, summary: DashboardSummary) -> None:
         self.summary = summary
         sources = len([s for s in summary.sources if s != "(none)"])
@@ -274,6 +296,7 @@ class DashboardView(QWidget):
         )
         self._near_card(summary)
         self._clusters(summary)
+        self._quality(summary)
         self._fill_sources(summary)
         scores = [s for s in (summary.gvendi, summary.evendi) if s is not None]
         self.spectrum.set_scores(scores)
@@ -337,6 +360,36 @@ class DashboardView(QWidget):
             card.set_missing(
                 "Needs sentence embeddings.", "Compute embeddings…", self._action("embed")
             )
+
+    def _no_signals(self) -> QWidget:
+        """What signals are, in a line, and the button that computes them."""
+        box = QWidget()
+        box.setObjectName("noSignals")
+        note = plain_label(
+            "No curation signals yet: per-record checks of quality, personal data, language "
+            "and near-copies, which Clean up… uses."
+        )
+        note.setObjectName("hint")
+        note.setWordWrap(True)
+        note.setToolTip(plain_tip(HELP["quality"]))
+        self.compute_signals_button = QPushButton(icon("score"), "Compute signals…")
+        action = self._signals("compute")
+        self.compute_signals_button.setEnabled(action is not None)
+        if action is not None:
+            self.compute_signals_button.clicked.connect(lambda _checked=False: action())
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(note, 1)
+        row.addWidget(self.compute_signals_button, 0, Qt.AlignmentFlag.AlignTop)
+        box.hide()
+        return box
+
+    def _quality(self, summary: DashboardSummary) -> None:
+        """The Quality section once signals are computed; before, a line offering them."""
+        self.no_signals.setVisible(not summary.quality)
+        self.quality_pane.setVisible(bool(summary.quality))
+        if summary.quality:
+            self.quality.show_quality(summary.quality, summary.rows, summary.flagged)
 
     def _run(self, name: str) -> None:
         action = self._action(name)

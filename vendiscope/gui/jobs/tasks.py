@@ -411,3 +411,55 @@ def _vector_message(result: Any, dataset: str) -> TaskResult:
             f"in {result.seconds:.1f} s{resumed}"
         )
     return TaskResult(text, {"vector_set": vs.name})
+
+
+def compute_signals(
+    location: str,
+    dataset: str,
+    signals: list[str],
+    *,
+    params: dict[str, dict[str, Any]] | None = None,
+    targets: dict[str, str] | None = None,
+    progress: Progress,
+    cancel: CancelToken,
+    **options: Any,
+) -> TaskResult:
+    """Curation signals of a dataset, one after the other (each resumes where an interrupted
+    run stopped); ``params`` and ``targets`` (the dataset a signal compares with) by signal,
+    ``options`` those of :class:`~vendiscope.core.signals.options.SignalOptions`."""
+    params, targets = params or {}, targets or {}
+    done = []
+    with scripted(location) as project:
+        for name in signals:
+            done += project.signals(
+                dataset, name, params=params.get(name), target=targets.get(name),
+                progress=progress, cancel=cancel, **options,
+            )  # fmt: skip
+    resumed = sum(1 for r in done if getattr(r, "resumed_from", 0))
+    again = f" ({resumed} resumed)" if resumed else ""
+    return TaskResult(
+        f"Computed {len(done)} signal{'s' if len(done) != 1 else ''} of '{dataset}'{again}: "
+        f"{', '.join(signals)}",
+        {"vector_sets": [r.vector_set.name for r in done]},
+    )
+
+
+def clean_up(
+    location: str,
+    dataset: str,
+    name: str,
+    *,
+    drop: list[str],
+    keep: list[str],
+    progress: Progress,
+    cancel: CancelToken,
+    **options: Any,
+) -> TaskResult:
+    """Save the records that pass every rule as the subset ``name`` (records never deleted;
+    ``overwrite`` among ``options`` replaces a subset of that name)."""
+    with scripted(location) as project:
+        report = project.clean(dataset, drop=drop, keep=keep, name=name, **options)
+    return TaskResult(
+        f"Kept {report.kept:,} of {report.records:,} records of '{dataset}' as subset '{name}'",
+        {"subset": name, "kept": report.kept},
+    )

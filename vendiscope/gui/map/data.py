@@ -3,17 +3,21 @@
 Every function takes the project's location and opens its own connection (the map view runs
 them on worker threads). Colourings are per record: categorical (a code per record and a
 name per code, the largest category first) or a score (a float per record and its range).
+A curation signal colours by its kind: a number as a score, a flag as raised / not raised,
+a label as categories (the commonest, the rest as '(other)').
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.clusters.run_result import ClusterResult
 from vendiscope.core.maps.jobs import FEATURE_KINDS  # what a map is drawn from, preferred first
 from vendiscope.gui.jobs.tasks import opened
+from vendiscope.gui.records.signal_data import signal_table
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,7 +26,9 @@ if TYPE_CHECKING:
 
 MAX_CATEGORIES = 20
 """Sources (and the like) beyond the largest this many are drawn as one '(other)' colour."""
-COLOUR_BY = ("cluster", "sparse", "source", "score", "subset", "none")
+COLOUR_BY = ("cluster", "sparse", "source", "score", "signal", "subset", "none")
+NOT_RAISED = "(not raised)"
+NO_LABEL = "(no label)"
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,7 @@ class MapChoices:
     sparse_clusters: int = 0
     has_sources: bool = False
     scores: list[tuple[str, str]] = field(default_factory=list)  # (vector set, title)
+    signals: list[tuple[str, str]] = field(default_factory=list)  # (column, kind)
     subsets: list[tuple[str, int]] = field(default_factory=list)  # (name, size)
 
 
@@ -93,6 +100,7 @@ def choices_of(project: Project, dataset: str) -> MapChoices:
         if s.kind == "score" and s.dim == 1
     ]
     roles = (project.dataset(dataset).field_mapping or {}).get("roles", {})
+    rows = project.dataset(dataset).row_count
     return MapChoices(
         maps=[s.name for s in reversed(complete) if s.kind == "projection" and s.dim == 2],
         feature_sets=[s.name for s in feature_sets(project, dataset, FEATURE_KINDS, min_dim=2)],
@@ -102,6 +110,11 @@ def choices_of(project: Project, dataset: str) -> MapChoices:
         has_sources="source" in roles,  # the mapping says so: no scan of the records
         scores=scores,
         subsets=[(s.name, s.size) for s in reversed(project.subsets(dataset))],
+        signals=[
+            (column.key, column.kind)
+            for column in signal_table(project, dataset).columns
+            if len(column.values) == rows
+        ],
     )
 
 
@@ -173,6 +186,10 @@ def colouring_of(project: Project, dataset: str, by: str, key: str | None = None
         if high <= low:
             high = low + 1.0
         return Colouring(by, key, key, values=values, low=low, high=high)
+    if by == "signal":
+        if key is None:
+            raise ValueError("colouring by signal needs the signal column's name")
+        return _signal(project, dataset, key)
     if by == "subset":
         from vendiscope.core.store import subsets
 
@@ -189,6 +206,39 @@ def colouring_of(project: Project, dataset: str, by: str, key: str | None = None
         return Colouring(by, None, "records", codes=np.zeros(rows, np.int32), names=["records"],
                          counts=[rows])  # fmt: skip
     raise ValueError(f"colour by must be one of {', '.join(COLOUR_BY)}; got {by!r}")
+
+
+def _signal(project: Project, dataset: str, key: str) -> Colouring:
+    """A signal column's colouring: a number as a scale over its 1-99% range (the title
+    says its whole range), a flag as raised over not raised, a label as categories."""
+    import numpy as np
+
+    from vendiscope.core.base.errors import ProjectError
+
+    column = signal_table(project, dataset).column(key)
+    if column is None:
+        raise ProjectError(f"no signal column '{key}' in dataset '{dataset}'")
+    values = np.asarray(column.values, dtype=np.float32)
+    if column.kind == "flag":
+        codes = (values > 0).astype(np.int32)
+        raised = int(codes.sum())
+        return Colouring(
+            "signal", key, f"{key} (flag)", codes=codes, names=[NOT_RAISED, f"{key} raised"],
+            counts=[len(codes) - raised, raised],
+        )  # fmt: skip
+    if column.kind == "label":
+        labels = [column.text(position) or NO_LABEL for position in range(len(values))]
+        return _categories("signal", key, key, labels)
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return Colouring("signal", key, f"{key}: no value applies", values=values)
+    low, high = float(np.percentile(finite, 1)), float(np.percentile(finite, 99))
+    if high <= low:
+        high = low + 1.0
+    missing = len(values) - len(finite)
+    whole = f"{float(finite.min()):.3g} to {float(finite.max()):.3g}"
+    title = f"{key}: {whole}" + (f", {missing:,} not applicable" if missing else "")
+    return Colouring("signal", key, title, values=values, low=low, high=high)
 
 
 def _clusters(project: Project, dataset: str, by: str) -> Colouring:
@@ -218,7 +268,7 @@ def _clusters(project: Project, dataset: str, by: str) -> Colouring:
     )  # fmt: skip
 
 
-def _categories(by: str, key: str | None, title: str, values: list[str | None]) -> Colouring:
+def _categories(by: str, key: str | None, title: str, values: Sequence[str | None]) -> Colouring:
     """Codes for string values: the largest :data:`MAX_CATEGORIES` - 1 categories, then other."""
     import numpy as np
 

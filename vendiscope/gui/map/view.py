@@ -2,7 +2,8 @@
 
 Pan and zoom; hover a point to read its record; click one to select it (the Records tab
 follows, and the map follows the Records tab); drag a rectangle or a lasso to save the
-records inside as a subset; colour by cluster, sparse cluster, source, a per-record score or
+records inside as a subset; colour by cluster, sparse cluster, source, a per-record score, a
+curation signal (a number as a scale, a flag as raised / not raised, a label by its values) or
 subset membership. "Compute the map…" runs the map job when there is none (or again).
 
 The tab shows at once, on a page saying the map is loading (with a busy bar); the plot
@@ -369,6 +370,8 @@ class MapView(QWidget):
             combo.addItem(icon("dataset"), "Source", ("source", None))
         for name, title in choices.scores:
             combo.addItem(icon("score"), f"Score: {title}", ("score", name))
+        for column, kind in choices.signals:
+            combo.addItem(icon("chart"), f"Signal: {column} ({kind})", ("signal", column))
         for name, size in choices.subsets:
             combo.addItem(icon("subset"), f"Subset: {name} ({size:,})", ("subset", name))
         combo.addItem("Nothing (one colour)", ("none", None))
@@ -402,7 +405,7 @@ class MapView(QWidget):
 
     # ------------------------------------------------------------------ colouring
     def set_colour(self, by: str, key: str | None = None) -> bool:
-        """Colour by ``by`` (cluster, sparse, source, score, subset, none) if offered."""
+        """Colour by ``by`` (cluster, sparse, source, score, signal, subset, none) if offered."""
         self._build_plot()
         index = _find(self.colour_combo, (by, key))
         if index < 0:

@@ -22,6 +22,7 @@ from vendiscope.gui.records.queries import (
     ScoreRun,
     default_score_sets,
 )
+from vendiscope.gui.records.signal_data import SignalColumn, SignalTable
 from vendiscope.gui.widgets.text import plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
 
@@ -61,8 +62,20 @@ def one_line(text: str | None, limit: int = CELL_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def two_lines(name: str, shortest: int = 9) -> str:
+    """A signal column's name on two lines, broken after the ``.`` or ``-`` nearest its
+    middle (``low-`` over ``quality``), so a column of marks stays narrow; short names stay
+    whole."""
+    breaks = [i + 1 for i, c in enumerate(name) if c in ".-" and 0 < i < len(name) - 1]
+    if len(name) <= shortest or not breaks:
+        return name
+    cut = min(breaks, key=lambda i: abs(len(name) - 2 * i))
+    return f"{name[:cut]}\n{name[cut:]}"
+
+
 class RecordsTableModel(QAbstractTableModel):
-    """The records of one dataset; base columns plus any per-record score columns."""
+    """The records of one dataset; base columns, then per-record score columns, then signal
+    columns (curation signals: flags, labels, numbers)."""
 
     def __init__(
         self,
@@ -82,6 +95,9 @@ class RecordsTableModel(QAbstractTableModel):
         self.scores: list[ScoreColumn] = []
         self.score_runs: list[ScoreRun] = []  # every stored score run (the columns to choose)
         self.chosen_scores: list[str] | None = None  # vector sets shown; None: each kind's newest
+        self.signals: list[SignalColumn] = []  # the signal columns shown
+        self.signal_table = SignalTable()  # every computed signal column (the ones to choose)
+        self.chosen_signals: list[str] | None = None  # keys shown; None: flags raising anything
         self._pages: OrderedDict[int, list[RecordRow]] = OrderedDict()
         self._count = self._row_count()
         self._filter: np.ndarray | None = None  # positions that pass the filter
@@ -99,7 +115,17 @@ class RecordsTableModel(QAbstractTableModel):
         return len(self._order) if self._order is not None else self._count
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(BASE_COLUMNS) + len(self.scores)
+        return 0 if parent.isValid() else self.signal_start + len(self.signals)
+
+    @property
+    def signal_start(self) -> int:
+        """The first signal column (after the base and the score columns)."""
+        return len(BASE_COLUMNS) + len(self.scores)
+
+    def signal_at(self, column: int) -> SignalColumn | None:
+        """The signal shown in ``column`` (None for another column)."""
+        offset = column - self.signal_start
+        return self.signals[offset] if 0 <= offset < len(self.signals) else None
 
     @property
     def total(self) -> int:
@@ -110,10 +136,25 @@ class RecordsTableModel(QAbstractTableModel):
     def filtered(self) -> bool:
         return self._filter is not None
 
+    @property
+    def passing(self) -> np.ndarray | None:
+        """The positions that pass the filter (ascending), None when there is no filter."""
+        return self._filter
+
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
         if orientation != Qt.Orientation.Horizontal:
             return None
         base = len(BASE_COLUMNS)
+        signal = self.signal_at(section)
+        if signal is not None:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return two_lines(signal.key)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return plain_tip(
+                    signal.tooltip + "\nClick the header to sort by it and see its histogram; "
+                    "right-click to choose the signal columns."
+                )
+            return None
         if role == Qt.ItemDataRole.DisplayRole:  # a score's name on two lines: what, then on what
             if section < base:
                 return BASE_COLUMNS[section]
@@ -188,7 +229,11 @@ class RecordsTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         column = index.column()
+        signal = self.signal_at(column)
         if role == Qt.ItemDataRole.TextAlignmentRole:
+            if signal is not None and signal.kind != "number":
+                centre = Qt.AlignmentFlag.AlignHCenter if signal.kind == "flag" else 0
+                return int(centre | Qt.AlignmentFlag.AlignVCenter)
             if column == 0 or column >= len(BASE_COLUMNS):
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return None
@@ -199,6 +244,10 @@ class RecordsTableModel(QAbstractTableModel):
             return None
         if role == RECORD_ROLE:
             return record
+        if signal is not None:
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return f"{signal.key}: {signal.spoken(record.seq)}"
+            return signal.text(record.seq)
         if column >= len(BASE_COLUMNS):
             value = float(self.scores[column - len(BASE_COLUMNS)].values[record.seq])
             return f"{value:.4f}" if role == Qt.ItemDataRole.DisplayRole else f"{value:.6g}"
@@ -251,10 +300,60 @@ class RecordsTableModel(QAbstractTableModel):
     def set_score_columns(self, columns: list[ScoreColumn]) -> None:
         if not columns and not self.scores:
             return
+        sorted_by = self.signal_at(self._sort[0]) if self._sort is not None else None
         self.beginResetModel()
         self.scores = [c for c in columns if len(c.values) == self._count]
-        if self._sort is not None and self._sort[0] >= self.columnCount():
+        if sorted_by is not None and self._sort is not None:  # the signals moved along
+            self._sort = (self.signal_start + self.signals.index(sorted_by), self._sort[1])
+        elif self._sort is not None and self._sort[0] >= self.signal_start:
             self._sort = None
+        self.endResetModel()
+        self._apply()
+
+    def set_signals(self, table: SignalTable) -> None:
+        """Every computed signal column (from
+        :func:`~vendiscope.gui.records.signal_data.load_signal_table`); shows those chosen."""
+        self.signal_table = table
+        known = {c.key for c in table.columns}
+        if self.chosen_signals is not None:  # a signal replaced since: its columns may be gone
+            self.chosen_signals = [key for key in self.chosen_signals if key in known]
+        self._show_signals()
+
+    def shown_signal_keys(self) -> list[str]:
+        """The signal columns to show (the user's choice, or the flags that raised anything)."""
+        if self.chosen_signals is not None:
+            return list(self.chosen_signals)
+        return self.signal_table.default_keys()
+
+    def choose_signal(self, key: str, shown: bool) -> None:
+        """Show or hide the signal column ``key``."""
+        chosen = [k for k in self.shown_signal_keys() if k != key]
+        if shown:
+            chosen.append(key)
+        self.chosen_signals = chosen
+        self._show_signals()
+
+    def choose_default_signals(self) -> None:
+        self.chosen_signals = None
+        self._show_signals()
+
+    def _show_signals(self) -> None:
+        wanted = set(self.shown_signal_keys())
+        columns = [  # in the table's order (signal by signal), whatever the order chosen
+            c for c in self.signal_table.columns if c.key in wanted and len(c.values) == self._count
+        ]
+        if not columns and not self.signals:
+            return
+        sorted_by = self.signal_at(self._sort[0]) if self._sort is not None else None
+        self.beginResetModel()
+        self.signals = columns
+        if sorted_by is not None:  # keep sorting by the same signal, wherever it is now
+            keys = [c.key for c in columns]
+            self._sort = (
+                (self.signal_start + keys.index(sorted_by.key), self._sort[1])
+                if sorted_by.key in keys and self._sort is not None
+                else None
+            )
         self.endResetModel()
         self._apply()
 
@@ -283,10 +382,15 @@ class RecordsTableModel(QAbstractTableModel):
                     base = order if order is not None else np.arange(self._count, dtype=np.int64)
                     order = base[::-1]
             else:
-                values = self.scores[column - len(BASE_COLUMNS)].values
+                signal = self.signal_at(column)
+                values = (
+                    signal.sort_keys()
+                    if signal is not None
+                    else self.scores[column - len(BASE_COLUMNS)].values
+                )
                 base = order if order is not None else np.arange(self._count, dtype=np.int64)
-                keys = values[base]
-                ranks = np.argsort(-keys if descending else keys, kind="stable")
+                keys = values[base]  # over every record that passes the filter, not a page
+                ranks = np.argsort(-keys if descending else keys, kind="stable")  # NaN last
                 order = base[ranks]
         self.beginResetModel()
         self._order = order
@@ -299,6 +403,7 @@ class RecordsTableModel(QAbstractTableModel):
         if count != self._count:
             self._count = count
             self.scores = [c for c in self.scores if len(c.values) == count]
+            self.signals = [c for c in self.signals if len(c.values) == count]
             self._filter, self._sort = None, None
         self._apply()
 

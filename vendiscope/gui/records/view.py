@@ -1,8 +1,14 @@
-"""The records view: a filter bar, the virtual records table, and the record detail pane."""
+"""The records view: a filter bar, the virtual records table, and the record detail pane.
+
+With curation signals computed, the signal columns can be shown in the table (flags that
+raised anything by default), sorted over every record, filtered by an expression (``not pii
+and words >= 5``, as ``vendiscope clean --keep``), and one column's histogram shows beside
+the record.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -25,27 +31,40 @@ from vendiscope.gui.records.detail import RecordDetail
 from vendiscope.gui.records.elide import DistinctTextDelegate
 from vendiscope.gui.records.link import RecordLink
 from vendiscope.gui.records.model import BASE_COLUMNS, RECORD_ROLE, RecordsTableModel
-from vendiscope.gui.records.queries import (
-    ScoreColumns,
-    dataset_sources,
-    filter_positions,
-    load_score_columns,
+from vendiscope.gui.records.queries import ScoreColumns, dataset_sources, load_score_columns
+from vendiscope.gui.records.signal_data import (
+    FilterResult,
+    SignalTable,
+    filter_records,
+    load_signal_table,
 )
 from vendiscope.gui.widgets.icons import icon
+from vendiscope.gui.widgets.style import error_palette
 from vendiscope.gui.widgets.text import plain_label
 from vendiscope.gui.windows.document import ProjectDocument
 from vendiscope.gui.windows.tabs import register_view
+
+if TYPE_CHECKING:
+    from vendiscope.gui.records.signal_panel import SignalPanel
 
 FILTER_DELAY_MS = 300
 ALL_SOURCES = "All sources"
 TEXT_COLUMNS = (1, 2)
 """Prompt and response: they share the width the other columns leave."""
-TEXT_MIN_WIDTH = 120
+TEXT_MIN_WIDTH = 110
 """Prompt and response never narrower than this: with less room the table scrolls sideways."""
 SOURCE_WIDTH = 110
 SCORE_WIDTH = 170
 """A score's column at most (its name is on two lines: ``Leverage`` / ``(G-Vendi)``)."""
+SORT_ARROW_WIDTH = 16
+"""Room for the sort arrow in the header of the column the table is sorted by."""
 DEFAULT_SCORES = "Newest run of each score"
+DEFAULT_SIGNALS = "Flags that raised something"
+SIGNAL_FILTER_HELP = (
+    "Show only the records whose curation signals match, e.g. 'pii', 'not pii', "
+    "'words < 5', 'language != en', joined with 'and' (as the clean command's --keep). "
+    "Combined with the text and source filters."
+)
 
 
 class RecordsView(QWidget):
@@ -89,10 +108,36 @@ class RecordsView(QWidget):
         )
         self.scores_button.setMenu(self.score_menu)
         self.scores_button.hide()  # until a score is stored
+        self.signal_edit = QLineEdit()
+        self.signal_edit.setObjectName("signalFilter")
+        self.signal_edit.setPlaceholderText("Signals, e.g. not pii and words >= 5")
+        self.signal_edit.setToolTip(SIGNAL_FILTER_HELP)
+        self.signal_edit.setClearButtonEnabled(True)
+        self.signal_edit.textChanged.connect(self._schedule_filter)
+        self.signal_edit.hide()  # until a signal is computed
+        self.signal_menu = QMenu(self)
+        self.signal_menu.setObjectName("signalColumnsMenu")
+        self.signal_menu.setToolTipsVisible(True)
+        self.signal_menu.aboutToShow.connect(self.fill_signal_menu)
+        self.signals_button = QPushButton("Signal columns")
+        self.signals_button.setObjectName("signalColumns")
+        self.signals_button.setToolTip(
+            "Which curation signals are columns: the flags that raised something by default "
+            "(also by right-clicking a signal's column header)"
+        )
+        self.signals_button.setMenu(self.signal_menu)
+        self.signals_button.hide()
+        self.signal_message = plain_label()
+        self.signal_message.setObjectName("signalFilterMessage")
+        self.signal_message.setWordWrap(True)
+        error_palette(self.signal_message)
+        self.signal_message.hide()
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 3)
+        bar.addWidget(self.signal_edit, 2)
         bar.addWidget(self.source_combo, 1)
         bar.addWidget(self.scores_button)
+        bar.addWidget(self.signals_button)
         bar.addWidget(self.count_label)
 
         self.table = QTableView()
@@ -118,6 +163,7 @@ class RecordsView(QWidget):
         header.setStretchLastSection(False)
         header.setTextElideMode(Qt.TextElideMode.ElideNone)  # a score's name has two lines
         header.setSectionsClickable(True)
+        header.setHighlightSections(False)  # a selected row would make every name bold, wider
         header.setSortIndicatorShown(False)
         header.sectionClicked.connect(self._header_clicked)
         header.sectionResized.connect(self._section_resized)
@@ -130,9 +176,13 @@ class RecordsView(QWidget):
         self._size_columns()
 
         self.detail = RecordDetail()
+        self.side = QSplitter(Qt.Orientation.Vertical)  # the record; a signal's histogram
+        self.side.setChildrenCollapsible(False)
+        self.side.addWidget(self.detail)
+        self.signal_panel: SignalPanel | None = None  # built when a signal is computed
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
-        splitter.addWidget(self.detail)
+        splitter.addWidget(self.side)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([780, 280])
@@ -142,6 +192,7 @@ class RecordsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(bar)
+        layout.addWidget(self.signal_message)
         layout.addWidget(splitter, 1)
 
         self.filter_timer = QTimer(self)
@@ -155,6 +206,8 @@ class RecordsView(QWidget):
         self.score_loader.loaded.connect(self._scores_loaded)
         self.source_loader = Loader(self)
         self.source_loader.loaded.connect(self._sources_loaded)
+        self.signal_loader = Loader(self)
+        self.signal_loader.loaded.connect(self._signals_loaded)
         if link is not None:
             link.selected.connect(self._linked)
         document.changed.connect(self.reload)
@@ -168,6 +221,7 @@ class RecordsView(QWidget):
         location = self.document.location
         self.load_scores()
         self.source_loader.run(dataset_sources, location, self.dataset)
+        self.signal_loader.run(load_signal_table, location, self.dataset)
         if self.filter_edit.text() or self.source_combo.currentData() is not None:
             self.apply_filter()
         self._update_count()
@@ -218,9 +272,14 @@ class RecordsView(QWidget):
         return menu
 
     def _header_menu(self, point: QPoint) -> None:
-        if self.model.score_runs:
-            header = self.table.horizontalHeader()
+        """Right-click a signal's header: the signal columns; another: the score columns
+        (or the signal columns when no score is stored)."""
+        header = self.table.horizontalHeader()
+        on_signal = self.model.signal_at(header.logicalIndexAt(point)) is not None
+        if self.model.score_runs and not on_signal:
             self.fill_score_menu().popup(header.mapToGlobal(point))
+        elif self.model.signal_table.columns:
+            self.fill_signal_menu().popup(header.mapToGlobal(point))
 
     def show_score(self, vector_set: str, shown: bool = True) -> None:
         """Show (or hide) the score column of ``vector_set``, e.g. an older run's."""
@@ -230,6 +289,62 @@ class RecordsView(QWidget):
     def show_default_scores(self) -> None:
         self.model.choose_default_scores()
         self.load_scores()
+
+    # ------------------------------------------------------------------ signal columns
+    def _signals_loaded(self, table: SignalTable) -> None:
+        self.model.set_signals(table)
+        found = bool(table.columns)
+        self.signal_edit.setVisible(found or bool(self.signal_edit.text()))
+        self.signals_button.setVisible(found)
+        if found and self.signal_panel is None:
+            from vendiscope.gui.records.signal_panel import SignalPanel
+
+            self.signal_panel = SignalPanel()
+            self.side.addWidget(self.signal_panel)
+            self.side.setStretchFactor(0, 3)
+            self.side.setStretchFactor(1, 2)
+        if self.signal_panel is not None:
+            self.signal_panel.setVisible(found)
+            self.signal_panel.positions = self.model.passing
+            current = [c for c in table.columns if len(c.values) == self.model.total]
+            self.signal_panel.set_columns(current)  # not a signal of an older row count
+        if self.signal_edit.text().strip():  # the columns it names may have come (or gone)
+            self.apply_filter()
+
+    def fill_signal_menu(self, menu: QMenu | None = None) -> QMenu:
+        """List every signal column, ticked when shown, signal by signal, and a way back to
+        the default (the flags that raised something)."""
+        menu = menu if menu is not None else self.signal_menu
+        menu.clear()
+        shown = set(self.model.shown_signal_keys())
+        previous = None
+        for column in self.model.signal_table.columns:
+            if column.signal != previous:
+                menu.addSection(column.signal)
+            previous = column.signal
+            text = column.key
+            if column.kind == "flag":
+                text += f"  ({column.raised:,} raised)"
+            action = menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(column.key in shown)
+            action.setData(column.key)
+            action.setToolTip(column.tooltip)
+            action.toggled.connect(lambda checked, key=column.key: self.show_signal(key, checked))
+        if self.model.signal_table.columns:
+            menu.addSeparator()
+            reset = menu.addAction(DEFAULT_SIGNALS)
+            reset.setToolTip("Show the flags that raised something on this dataset, no others")
+            reset.setEnabled(self.model.chosen_signals is not None)
+            reset.triggered.connect(self.show_default_signals)
+        return menu
+
+    def show_signal(self, key: str, shown: bool = True) -> None:
+        """Show (or hide) the signal column ``key`` (e.g. ``words``)."""
+        self.model.choose_signal(key, shown)
+
+    def show_default_signals(self) -> None:
+        self.model.choose_default_signals()
 
     def _sources_loaded(self, sources: list[str]) -> None:
         current = self.source_combo.currentData()
@@ -251,17 +366,30 @@ class RecordsView(QWidget):
         self.filter_timer.stop()
         text = self.filter_edit.text().strip()
         source = self.source_combo.currentData()
-        if not text and source is None:
+        expression = self.signal_edit.text().strip()
+        if not text and source is None and not expression:
             self.filter_loader.cancel()
             self.model.set_filter(None)
+            self._show_signal_error("")
             self._update_count()
             return
         self.count_label.setText("Filtering…")
-        self.filter_loader.run(filter_positions, self.document.location, self.dataset, text, source)
+        self.filter_loader.run(
+            filter_records, self.document.location, self.dataset, text, source, expression,
+            self.model.signal_table,
+        )  # fmt: skip
 
-    def _filter_loaded(self, positions: Any) -> None:
-        self.model.set_filter(positions)
+    def _filter_loaded(self, result: FilterResult) -> None:
+        self.model.set_filter(result.positions)
+        self._show_signal_error(result.signal_error)
         self._update_count()
+
+    def _show_signal_error(self, message: str) -> None:
+        """Say why the signal filter is not applied (under the bar), or nothing."""
+        self.signal_message.setText(
+            f"The signal filter is not applied: {message}" if message else ""
+        )
+        self.signal_message.setVisible(bool(message))
 
     def _filter_failed(self, error: BaseException, _details: str) -> None:
         self.count_label.setText(f"Filter failed: {describe_error(error)}")
@@ -281,9 +409,14 @@ class RecordsView(QWidget):
         if current is not None and current[0] == column:
             ascending = current[1] == Qt.SortOrder.AscendingOrder
             order = Qt.SortOrder.DescendingOrder if ascending else Qt.SortOrder.AscendingOrder
-        else:  # scores: highest first; position: natural order first
-            order = Qt.SortOrder.AscendingOrder if column == 0 else Qt.SortOrder.DescendingOrder
+        else:  # scores, flags, numbers: highest first; position, labels: natural order first
+            signal = self.model.signal_at(column)
+            natural = column == 0 or (signal is not None and signal.kind == "label")
+            order = Qt.SortOrder.AscendingOrder if natural else Qt.SortOrder.DescendingOrder
         self.model.sort(column, order)
+        signal = self.model.signal_at(column)
+        if signal is not None and self.signal_panel is not None:
+            self.signal_panel.show_column(signal.key)
 
     def _keep_position(self) -> None:
         current = self.table.currentIndex()
@@ -297,6 +430,9 @@ class RecordsView(QWidget):
             header.setSortIndicator(state[0], state[1])
         self._size_columns()
         self._update_count()
+        panel = self.signal_panel
+        if panel is not None and panel.positions is not self.model.passing:
+            panel.set_positions(self.model.passing)  # the histogram counts the shown records
         kept, self._kept_position = self._kept_position, None
         if kept is None or not self.select_position(kept):
             self.detail.show_record(None)
@@ -309,7 +445,8 @@ class RecordsView(QWidget):
         Scores come next to the #."""
         header = self.table.horizontalHeader()
         metrics = header.fontMetrics()
-        padding = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin) + 16
+        padding = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin) + 4
+        sorted_by = self.model.sort_state[0] if self.model.sort_state is not None else None
         base = len(BASE_COLUMNS)
         for column in range(self.model.columnCount()):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
@@ -319,11 +456,12 @@ class RecordsView(QWidget):
             wanted = max(metrics.horizontalAdvance(line) for line in title.split("\n"))
             if column == 0:  # as wide as the largest position
                 wanted = max(wanted, metrics.horizontalAdvance(f"{max(self.model.total, 1):,}0"))
-                width = wanted + padding
+                width = wanted + padding + SORT_ARROW_WIDTH
             elif column < base:
                 width = max(SOURCE_WIDTH, wanted + padding)
-            else:
-                width = min(SCORE_WIDTH, wanted + padding)
+            else:  # room for the sort arrow only on the column sorted by
+                arrow = SORT_ARROW_WIDTH if column == sorted_by else 0
+                width = min(SCORE_WIDTH, wanted + padding + arrow)
             header.resizeSection(column, width)
         for offset, column in enumerate(range(base, self.model.columnCount()), start=1):
             header.moveSection(header.visualIndex(column), offset)

@@ -1,9 +1,10 @@
 """The left side of the selection workbench: what to select, and how.
 
 One or more selector plugins (each becomes a job), the budget k, the vector set, quality
-weights (a score set or a numeric record field), subsets to exclude, near-duplicate removal,
-the subset's name, and each ticked method's own parameters in a form built from its
-ParamSpec. :meth:`SelectionForm.options` turns it all into the keyword arguments of one
+weights (a score set, a numeric record field or a signal's number column), what to leave out
+(subsets, records a signal flags, near-duplicates; the candidates left are counted), the
+subset's name, and each ticked method's own parameters in a form built from its ParamSpec.
+:meth:`SelectionForm.options` turns it all into the keyword arguments of one
 :func:`vendiscope.gui.jobs.tasks.select` job per method.
 """
 
@@ -36,13 +37,15 @@ from vendiscope.core.neighbors.options import NearDuplicateOptions
 from vendiscope.core.plugin_host.params import ParamError
 from vendiscope.core.selection.choices import BUDGET_RULE, default_budget
 from vendiscope.core.selection.options import DEFAULT_METHOD
-from vendiscope.gui.selection.data import KIND_TITLES, WorkbenchState
+from vendiscope.gui.selection.data import KIND_TITLES, WorkbenchState, candidate_count
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.param_form import ParamForm
 from vendiscope.gui.widgets.style import error_palette
 from vendiscope.gui.widgets.text import plain_label, plain_tip
 
 NO_QUALITY = "(none: every record weighs the same)"
+TICK_ROWS = 6
+"""Rows of the subset and flag lists in view (more scroll)."""
 
 
 class SelectionForm(QWidget):
@@ -50,6 +53,7 @@ class SelectionForm(QWidget):
 
     run_requested = Signal()
     step_requested = Signal(str)  # a pipeline step the dataset needs first (embed)
+    quality_changed = Signal(object)  # the quality column chosen (None: none)
 
     def __init__(self, dataset: str, registry: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +61,8 @@ class SelectionForm(QWidget):
         self.registry = registry
         self.state: WorkbenchState | None = None
         self.forms: dict[str, ParamForm] = {}
+        self.quality_problem: str | None = None
+        """Why the core refuses the chosen quality column (its own words), once checked."""
         self._build()
 
     def _build(self) -> None:
@@ -102,12 +108,25 @@ class SelectionForm(QWidget):
         self.quality = QComboBox()
         self.quality.setEditable(True)
         self.quality.setToolTip(
-            "Optional per-record weights: a per-record score set or a numeric field of the "
-            "records (a dotted path such as meta.rating); higher weight, more likely chosen"
+            "Optional per-record weights: a per-record score set, a curation signal's number "
+            "(e.g. language-confidence) or a numeric field of the records (a dotted path such "
+            "as meta.rating); higher weight, more likely chosen"
         )
+        self.quality.currentIndexChanged.connect(self._quality_chosen)
         self.exclude = QListWidget()
+        self.exclude.setObjectName("excludeSubsets")
         self.exclude.setToolTip("Records of the ticked subsets are not candidates")
-        self.exclude.setMaximumHeight(90)
+        self.exclude.itemChanged.connect(lambda _i: self._show_candidates())
+        self.drop = QListWidget()
+        self.drop.setObjectName("dropFlags")
+        self.drop.setToolTip(
+            "Records a ticked curation signal flags are not candidates (the number is how "
+            "many records it flags)"
+        )
+        self.drop.itemChanged.connect(lambda _i: self._show_candidates())
+        self.candidates = plain_label()
+        self.candidates.setObjectName("hint")
+        self.candidates.setWordWrap(True)
         self.dedupe = QCheckBox("Leave out near-duplicates at cosine ≥")
         self.dedupe_threshold = QDoubleSpinBox()
         self.dedupe_threshold.setRange(0.5, 1.0)
@@ -116,6 +135,7 @@ class SelectionForm(QWidget):
         self.dedupe_threshold.setValue(NearDuplicateOptions.threshold)
         self.dedupe_threshold.setEnabled(False)
         self.dedupe.toggled.connect(self.dedupe_threshold.setEnabled)
+        self.dedupe.toggled.connect(lambda _on: self._show_candidates())
         dedupe_row = QHBoxLayout()
         dedupe_row.addWidget(self.dedupe)
         dedupe_row.addWidget(self.dedupe_threshold)
@@ -126,9 +146,12 @@ class SelectionForm(QWidget):
         form.addRow("Budget k:", budget_row)
         form.addRow("Vector set:", self.vector_set)
         form.addRow("Quality:", self.quality)
-        form.addRow("Exclude:", self.exclude)
-        form.addRow(dedupe_row)
         form.addRow("Subset name:", self.subset_name)
+        leave_out = QFormLayout()
+        leave_out.addRow("Subsets:", self.exclude)
+        leave_out.addRow("Flagged:", self.drop)
+        leave_out.addRow(dedupe_row)
+        leave_out.addRow(self.candidates)
 
         self.param_tabs = QTabWidget()
         self.param_tabs.setObjectName("selectorParameters")
@@ -159,6 +182,8 @@ class SelectionForm(QWidget):
         layout.addWidget(_section("Methods"))
         layout.addWidget(self.methods)
         layout.addLayout(form)
+        layout.addWidget(_section("Leave out"))
+        layout.addLayout(leave_out)
         layout.addWidget(_section("Method parameters"))
         layout.addWidget(self.param_tabs)
         layout.addWidget(self.problem)
@@ -232,21 +257,27 @@ class SelectionForm(QWidget):
         quality = [(NO_QUALITY, None)]
         quality += [(f"score set {n}", n) for n in state.score_sets]
         quality += [(f"field {n}", n) for n in state.numeric_fields]
+        quality += [(f"signal {c.name}", c.name) for c in state.signal_numbers]
+        before = self.quality.currentData()
         refill(self.quality, quality)
-        ticked = {self.exclude.item(i).data(Qt.ItemDataRole.UserRole)
-                  for i in range(self.exclude.count())
-                  if self.exclude.item(i).checkState() == Qt.CheckState.Checked}  # fmt: skip
-        self.exclude.clear()
-        for name, size in state.subsets:
-            item = QListWidgetItem(f"{name} ({size:,})")
-            item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if name in ticked else Qt.CheckState.Unchecked)
-            self.exclude.addItem(item)
-        if not state.subsets:
-            none = QListWidgetItem("no subsets yet")
-            none.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.exclude.addItem(none)
+        for index, column in enumerate(
+            state.signal_numbers, len(quality) - len(state.signal_numbers)
+        ):
+            if column.help:
+                self.quality.setItemData(index, plain_tip(column.help), Qt.ItemDataRole.ToolTipRole)
+        _fill_ticks(
+            self.exclude,
+            [(f"{name} ({size:,})", name, "") for name, size in state.subsets],
+            "no subsets yet",
+        )
+        _fill_ticks(
+            self.drop,
+            [(f"{f.name} ({f.count:,})", f.name, f.help) for f in state.flags],
+            "no flags yet: compute curation signals first",
+        )
+        self._show_candidates()
+        if self.quality.currentData() != before:
+            self._quality_chosen()
         has_vectors = bool(state.vector_sets)
         self.needs.setVisible(not has_vectors)
         self.needs_button.setVisible(not has_vectors)
@@ -270,6 +301,54 @@ class SelectionForm(QWidget):
             f"{k:,} of the {rows:,} records ({share:.1%}). {BUDGET_RULE}: {default:,} here."
         )
 
+    def ticked(self, widget: QListWidget) -> list[str]:
+        """The names ticked in ``widget`` (:attr:`exclude` or :attr:`drop`)."""
+        return _ticked(widget)
+
+    def set_ticked(self, widget: QListWidget, names: list[str]) -> None:
+        for i in range(widget.count()):
+            item = widget.item(i)
+            if item.flags() & Qt.ItemFlag.ItemIsUserCheckable:
+                wanted = item.data(Qt.ItemDataRole.UserRole) in names
+                item.setCheckState(Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked)
+
+    def _show_candidates(self) -> None:
+        """How many records are left as candidates after the subsets and flags ticked."""
+        if self.state is None:
+            self.candidates.clear()
+            return
+        rows = self.state.rows
+        left = candidate_count(self.state, self.ticked(self.exclude), self.ticked(self.drop))
+        out = rows - left
+        self.candidates.setText(
+            f"{left:,} of {rows:,} records are candidates"
+            + (f" ({out:,} left out)" if out else "")
+            + (", before near-duplicates" if self.dedupe.isChecked() else "")
+        )
+
+    def quality_column(self) -> str | None:
+        """The quality column chosen (or typed), None for none."""
+        quality = self.quality.currentData()
+        typed = self.quality.currentText().strip()
+        if quality is None and typed and typed != NO_QUALITY:
+            quality = typed  # a field path typed in
+        return quality
+
+    def _quality_chosen(self) -> None:
+        self.quality_problem = None
+        self.clear_problem()
+        self.quality_changed.emit(self.quality_column())
+
+    def show_quality_problem(self, column: str | None, problem: str | None) -> None:
+        """The core's refusal of ``column`` as quality (if it is still the one chosen)."""
+        if column != self.quality_column():
+            return
+        self.quality_problem = problem
+        if problem:
+            self.show_problem(problem)
+        else:
+            self.clear_problem()
+
     def update_enabled(self) -> None:
         ready = (
             self.state is not None and bool(self.state.vector_sets) and bool(self.checked_methods())
@@ -290,15 +369,9 @@ class SelectionForm(QWidget):
         """
         methods = self.checked_methods()
         name = self.subset_name.text().strip() or None
-        exclude = [
-            self.exclude.item(i).data(Qt.ItemDataRole.UserRole)
-            for i in range(self.exclude.count())
-            if self.exclude.item(i).checkState() == Qt.CheckState.Checked
-        ]
-        quality = self.quality.currentData()
-        typed = self.quality.currentText().strip()
-        if quality is None and typed and typed != NO_QUALITY:
-            quality = typed  # a field path typed in
+        exclude = self.ticked(self.exclude)
+        drop = self.ticked(self.drop)
+        quality = self.quality_column()
         dedupe = round(self.dedupe_threshold.value(), 3) if self.dedupe.isChecked() else None
         jobs = []
         for method in methods:
@@ -314,6 +387,7 @@ class SelectionForm(QWidget):
                 "params": params,
                 "quality": quality,
                 "exclude": exclude,
+                "drop": drop,
                 "dedupe": dedupe,
                 "name": (f"{name}-{method}" if len(methods) > 1 else name) if name else None,
             })  # fmt: skip
@@ -324,6 +398,36 @@ def _section(title: str) -> QLabel:
     label = plain_label(title)
     label.setObjectName("sectionTitle")
     return label
+
+
+def _ticked(widget: QListWidget) -> list[str]:
+    return [
+        widget.item(i).data(Qt.ItemDataRole.UserRole)
+        for i in range(widget.count())
+        if widget.item(i).checkState() == Qt.CheckState.Checked
+    ]
+
+
+def _fill_ticks(widget: QListWidget, items: list[tuple[str, str, str]], empty: str) -> None:
+    """Checkable ``(text, name, tooltip)`` items, the names ticked before kept ticked."""
+    ticked = set(_ticked(widget))
+    widget.blockSignals(True)
+    widget.clear()
+    for text, name, tip in items:
+        item = QListWidgetItem(text)
+        item.setData(Qt.ItemDataRole.UserRole, name)
+        if tip:
+            item.setToolTip(plain_tip(f"{name}: {tip}"))
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Checked if name in ticked else Qt.CheckState.Unchecked)
+        widget.addItem(item)
+    if not items:
+        none = QListWidgetItem(empty)
+        none.setFlags(Qt.ItemFlag.NoItemFlags)
+        widget.addItem(none)
+    widget.blockSignals(False)
+    rows = min(widget.count(), TICK_ROWS)  # whole rows in view; more scroll
+    widget.setMaximumHeight(widget.sizeHintForRow(0) * rows + 2 * widget.frameWidth() + 2)
 
 
 def refill(combo: QComboBox, items: list[tuple[str, Any]]) -> None:

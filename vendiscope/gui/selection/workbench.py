@@ -1,10 +1,12 @@
 """The selection workbench of a dataset: run selectors under a budget, compare their curves.
 
 Left, the selection to run: one or more methods (each becomes a job), the budget k, the
-vector set, quality weights, exclusions, near-duplicate removal, and each method's own
-parameters (a form built from its ParamSpec). Right, every selection run of the dataset:
-its diversity-vs-budget curve against a random order, on the vector set chosen above the
-chart (G-Vendi's gradients or the embeddings), and a table to save or export a run's subset.
+vector set, quality weights, what to leave out (subsets, flagged records, near-duplicates),
+and each method's own parameters (a form built from its ParamSpec). Right, every selection
+run of the dataset: its diversity-vs-budget curve against a random order, on the vector set
+chosen above the chart (G-Vendi's gradients or the embeddings), and a table to save or
+export a run's subset. Beside the curves, "Quality vs diversity" compares quality-weighted
+selections at a few strengths (a job, :func:`.data.tradeoff_task`; nothing is saved).
 Below, "Subsets compared": the dataset and each subset scored side by side, with intervals
 and a random baseline; *Score subsets* scores them all as one job.
 """
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -33,9 +36,18 @@ from vendiscope.core.selection.choices import curve_title
 from vendiscope.gui.dialogs.error_dialog import describe_error
 from vendiscope.gui.jobs import tasks
 from vendiscope.gui.jobs.background import Loader
+from vendiscope.gui.jobs.manager import JobState
 from vendiscope.gui.selection.compare_table import SubsetCompareTable
-from vendiscope.gui.selection.data import SelectionRun, WorkbenchState, workbench_state
+from vendiscope.gui.selection.data import (
+    SelectionRun,
+    WorkbenchState,
+    check_quality_column,
+    matching_strength,
+    tradeoff_task,
+    workbench_state,
+)
 from vendiscope.gui.selection.form import SelectionForm, refill
+from vendiscope.gui.selection.tradeoff_panel import TradeoffPanel
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.text import make_plain, plain_label, plain_tip
 from vendiscope.gui.windows.document import ProjectDocument
@@ -43,6 +55,7 @@ from vendiscope.gui.windows.tabs import register_view
 
 if TYPE_CHECKING:
     from vendiscope.core.plugin_host.registry import PluginRegistry
+    from vendiscope.core.selection.tradeoff import TradeoffResult
     from vendiscope.gui.services import WindowServices
 
 TIMES = "\u00d7"  # the multiplication sign
@@ -92,10 +105,15 @@ class SelectionWorkbench(QWidget):
         self.last_jobs: list[Any] = []
         self.highlight: int | None = None
         self._pending_run: int | None = None
+        self.tradeoff: TradeoffResult | None = None
+        self.tradeoff_job: Any = None
 
         self.form = SelectionForm(dataset, self.registry)
         self.form.run_requested.connect(self.run_selection)
         self.form.step_requested.connect(self._run_step)
+        self.form.quality_changed.connect(self._check_quality)
+        self.form.quality.currentIndexChanged.connect(lambda _i: self._tradeoff_ready())
+        self.form.vector_set.currentIndexChanged.connect(lambda _i: self._tradeoff_ready())
         left = self.form
         right = self._build_results()
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -110,6 +128,8 @@ class SelectionWorkbench(QWidget):
         self.loader = Loader(self)
         self.loader.loaded.connect(self.show_state)
         self.loader.failed.connect(self._failed)
+        self.quality_loader = Loader(self)
+        self.quality_loader.loaded.connect(lambda found: self.form.show_quality_problem(*found))
         document.changed.connect(self.reload)
         self.reload()
 
@@ -127,9 +147,6 @@ class SelectionWorkbench(QWidget):
         )
         self.curve_set.currentIndexChanged.connect(self._draw)
         head = QHBoxLayout()
-        heading = plain_label("Diversity vs budget")
-        heading.setObjectName("sectionTitle")
-        head.addWidget(heading)
         head.addStretch(1)
         self.curve_label = plain_label("Curves on:")
         head.addWidget(self.curve_label)
@@ -182,16 +199,27 @@ class SelectionWorkbench(QWidget):
         table_layout.addLayout(buttons)
         plot_box = QWidget()
         plot_layout = QVBoxLayout(plot_box)
-        plot_layout.setContentsMargins(0, 0, 0, 0)
+        plot_layout.setContentsMargins(0, 4, 0, 0)
         plot_layout.addLayout(head)
         plot_layout.addWidget(self.curves, 1)
+        self.tradeoff_panel = TradeoffPanel()
+        self.tradeoff_panel.compute_requested.connect(self.compute_tradeoff)
+        self.charts = QTabWidget()
+        self.charts.setObjectName("selectionCharts")
+        self.charts.setDocumentMode(True)
+        self.charts.addTab(plot_box, "Diversity vs budget")
+        self.charts.addTab(self.tradeoff_panel, "Quality vs diversity")
+        self.charts.setTabToolTip(0, "Each run's diversity as its budget grows, against random")
+        self.charts.setTabToolTip(
+            1, "What weighting by quality costs in diversity, at a few strengths"
+        )
         self.compare = SubsetCompareTable(self.document, self.dataset, with_action=True)
         self.compare.score_requested.connect(self.score_subsets)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(plot_box)
+        splitter.addWidget(self.charts)
         splitter.addWidget(table_box)
         splitter.addWidget(self.compare)
-        splitter.setSizes([370, 190, 190])
+        splitter.setSizes([440, 170, 150])
         return splitter
 
     # ------------------------------------------------------------------ state
@@ -218,6 +246,7 @@ class SelectionWorkbench(QWidget):
         if self._pending_run is not None and self.select_run(self._pending_run):
             self._pending_run = None
         self._draw()
+        self._tradeoff_ready()
 
     def _fill_runs(self, runs: list[SelectionRun]) -> None:
         selected = self.selected_run()
@@ -285,6 +314,7 @@ class SelectionWorkbench(QWidget):
         if highlight != self.highlight and self.state is not None:
             self.highlight = highlight
             self.curves.set_runs(self.state.runs, self.curve_set.currentData(), highlight)
+        self.tradeoff_panel.plot.set_marked(self._marked())
 
     def focus_run(self, run_id: int) -> None:
         """Select run ``run_id`` in the table (once it is read, if it is not yet)."""
@@ -307,6 +337,9 @@ class SelectionWorkbench(QWidget):
             options = self.form.options()
         except ParamError as exc:
             self.form.show_problem(str(exc))
+            return []
+        if self.form.quality_problem:
+            self.form.show_problem(self.form.quality_problem)
             return []
         self.form.clear_problem()
         self.last_jobs = [
@@ -351,6 +384,83 @@ class SelectionWorkbench(QWidget):
             kind="score",
             dataset=self.dataset,
         )
+
+    # ------------------------------------------------------------------ quality vs diversity
+    def _check_quality(self, column: str | None) -> None:
+        """Ask the core (in the background) whether ``column`` can weigh the records."""
+        if column is not None and self.document.is_open:
+            self.quality_loader.run(
+                check_quality_column, self.document.location, self.dataset, column
+            )
+
+    def _tradeoff_ready(self) -> None:
+        if self.state is not None and not self.state.vector_sets:
+            why = "Compute embeddings or gradients first."
+        elif self.form.quality_column() is None:
+            why = "Choose a quality column on the left first."
+        elif self.tradeoff_job is not None and not self.tradeoff_job.state.finished:
+            why = "Computing… (its progress, and Cancel, are in the Jobs panel)"
+        else:
+            why = ""
+        self.tradeoff_panel.set_ready(not why and self.window_ is not None, why)
+
+    def compute_tradeoff(self, strengths: tuple[float, ...] | None = None) -> Any:
+        """One job: a quality-weighted greedy Vendi selection per strength, with the form's
+        budget, vector set, quality and leave-outs (nothing is saved); the chart shows it."""
+        quality = self.form.quality_column()
+        if self.window_ is None or not self.document.is_open or quality is None:
+            return None
+        if self.form.quality_problem:
+            self.tradeoff_panel.show_problem(self.form.quality_problem)
+            return None
+        k = self.form.k.value()
+        job = self.window_.jobs.submit(
+            f"Quality vs diversity of {k:,} records of {self.dataset} ({quality})",
+            tradeoff_task,
+            self.document.location,
+            self.dataset,
+            kind="select",
+            dataset=self.dataset,
+            k=k,
+            quality=quality,
+            vector_set=self.form.vector_set.currentData(),
+            strengths=strengths,
+            exclude=self.form.ticked(self.form.exclude),
+            drop=self.form.ticked(self.form.drop),
+        )
+        job.setProperty("near_duplicates_kept", self.form.dedupe.isChecked())  # not asked of it
+        self.tradeoff_job = job
+        job.finished.connect(self._tradeoff_finished)
+        self._tradeoff_ready()
+        return job
+
+    def _tradeoff_finished(self, job: Any) -> None:
+        if job is not self.tradeoff_job:
+            return
+        self.tradeoff_job = None
+        self._tradeoff_ready()
+        if job.state == JobState.DONE:
+            self.tradeoff = job.result.data["tradeoff"]
+            self.tradeoff_panel.show_result(self.tradeoff, self._marked())
+            if job.property("near_duplicates_kept"):
+                status = self.tradeoff_panel.status
+                status.setText(f"{status.text()}; near-duplicates not left out")
+        elif job.state == JobState.CANCELLED:
+            self.tradeoff_panel.status.setText("Stopped before it finished.")
+        else:
+            self.tradeoff_panel.status.setText("")
+            self.tradeoff_panel.show_problem(
+                f"Could not compare strengths: {describe_error(job.error)}"
+                if job.error is not None
+                else "Could not compare strengths."
+            )
+
+    def _marked(self) -> float | None:
+        """The strength whose point the run selected in the table chose, if any."""
+        run = self.selected_run()
+        if self.tradeoff is None or run is None:
+            return None
+        return matching_strength(self.tradeoff, run)
 
     def _run_step(self, step: str) -> None:
         if self.window_ is not None:

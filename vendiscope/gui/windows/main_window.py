@@ -279,7 +279,8 @@ class MainWindow(QMainWindow):
             steps = list(self.pipeline.actions.values())
             a = self.actions_
             views = [a.records, a.dashboard, a.map_view, a.selection_view]
-            return [*views, None, *steps, None, a.export]
+            signals = [a.compute_signals, a.clean_up]
+            return [*views, None, *steps, *signals, None, a.export]
         if node.kind == "run":
             details = QAction("Show run details…", self)
             details.triggered.connect(lambda: self.show_run_details(node))

@@ -114,6 +114,20 @@ def _new_study(window: ActionsWindow) -> None:
     new_study(window)
 
 
+def _compute_signals(window: ActionsWindow) -> None:
+    """The "Compute signals…" dialog for the selected dataset, then its job."""
+    from vendiscope.gui.signals.launch import compute_signals
+
+    compute_signals(window)
+
+
+def _clean_up(window: ActionsWindow) -> None:
+    """The "Clean up…" checklist for the selected dataset, then the subset it saves."""
+    from vendiscope.gui.signals.launch import clean_up
+
+    clean_up(window)
+
+
 class WindowActions:
     """Every action of the main window, and the menus and toolbar built from them."""
 
@@ -258,6 +272,20 @@ class WindowActions:
             tip="Train a small model on many subsets of the dataset and read which diversity "
             "score predicts how much a subset helps on held-out data",
         )
+        self.compute_signals = make_action(
+            w,
+            "Compute s&ignals…",
+            lambda: _compute_signals(w),
+            icon_name="score",
+            tip="Per-record checks: quality heuristics, personal data, language, near-copies",
+        )
+        self.clean_up = make_action(
+            w,
+            "C&lean up…",
+            lambda: _clean_up(w),
+            icon_name="subset",
+            tip="Save the records that no chosen flag raises as a subset (nothing is deleted)",
+        )
         self.about = make_action(w, "&About Vendiscope", w.show_about, icon_name="info")
         self.about.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_qt = make_action(w, "About &Qt", w.show_about_qt)
@@ -273,6 +301,8 @@ class WindowActions:
             self.selection_view,
             self.fill_gaps,
             self.study,
+            self.compute_signals,
+            self.clean_up,
             self.find,
             self.refresh,
         ]
@@ -320,6 +350,7 @@ class WindowActions:
 
         jobs = bar.addMenu("&Jobs")
         jobs.addActions(list(window.pipeline.actions.values()))
+        jobs.addActions([self.compute_signals, self.clean_up])
         jobs.addAction(self.fill_gaps)
         jobs.addAction(self.study)
         jobs.addSeparator()
