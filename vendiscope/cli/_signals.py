@@ -125,10 +125,13 @@ def signals(
         emit({**document, "columns": rows, **({_judge.JUDGE: judged} if judged else {})})
         return
     for result in done:
+        name = f"[bold]{result.vector_set.name}[/] of {dataset}"
+        if result.already_complete:
+            console.print(f"{name}: {result.vector_set.n_rows:,} records, computed already")
+            continue
         resumed = f", resumed at row {result.resumed_from:,}" if result.resumed_from else ""
         console.print(
-            f"[bold]{result.vector_set.name}[/] of {dataset}: {result.vector_set.n_rows:,} "
-            f"records in {result.seconds:.1f} s{resumed}"
+            f"{name}: {result.vector_set.n_rows:,} records in {result.seconds:.1f} s{resumed}"
         )
     for row in rows:
         console.print(f"  {row['column']}: {row['summary']}", soft_wrap=True)
