@@ -169,7 +169,7 @@ def summarize_column(
             tally[label] = tally.get(label, 0) + 1
         commonest = sorted(tally.items(), key=lambda item: (-item[1], item[0]))[:top]
         return LabelSummary(**common, unlabelled=int(data.size) - len(labels), top=tuple(commonest))
-    edges, counts, missing = number_histogram(data, bins)
+    edges, binned, missing = number_histogram(data, bins)
     finite = data[~np.isnan(data)]
     return NumberSummary(
         **common,
@@ -178,7 +178,7 @@ def summarize_column(
         p5=float(np.percentile(finite, 5)) if finite.size else None,
         p95=float(np.percentile(finite, 95)) if finite.size else None,
         edges=tuple(edges),
-        counts=tuple(counts),
+        counts=tuple(binned),
     )
 
 
