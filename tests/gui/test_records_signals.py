@@ -260,3 +260,33 @@ def test_cells_show_flags_labels_and_numbers_plainly() -> None:
     )
     keys = column.sort_keys()  # by the label's text: de < en < fr; none last
     assert keys[0] < keys[3] < keys[2] and np.isnan(keys[1])
+
+
+def test_a_judges_reason_shows_in_the_record_detail(qtbot, window, tmp_path: Path) -> None:
+    from tests.conftest import qa_rows, write_jsonl
+    from tests.plugins._judge_server import JudgeServer, judge_params
+    from vendiscope.core.io.importing import import_dataset
+    from vendiscope.core.signals.job import compute_signal
+    from vendiscope.core.store.project import Project
+
+    location = tmp_path / "judged.vscope"
+    server = JudgeServer()
+    try:
+        with Project.create(location) as project:
+            rows = write_jsonl(tmp_path / "train.jsonl", qa_rows(5))
+            import_dataset(project, rows, name="train")
+            compute_signal(project, "train", "llm-judge", params=judge_params(server))
+    finally:
+        server.close()
+    open_project(qtbot, window, location)
+    view = window.open_view("records", "train")
+    qtbot.waitUntil(lambda: bool(view.model.signal_table.columns), timeout=20_000)
+    row = next(r for r in range(view.model.rowCount()) if view.model.position(r) == 3)
+    view.table.setCurrentIndex(view.model.index(row, 0))
+    qtbot.waitUntil(lambda: view.detail.notes.isVisibleTo(view.detail), timeout=5_000)
+    assert view.detail.notes.text() == "Reason (llm-judge): the sum 6 is right"
+    window.resize(1366, 768)
+    screenshot(window, "records-judge-reason")
+    view.table.clearSelection()
+    view.detail.show_record(None)
+    assert not view.detail.notes.text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -86,6 +87,11 @@ class RecordDetail(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.heading)
         layout.addLayout(self.facts)
+        self.notes = plain_label()
+        self.notes.setObjectName("signalNotes")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.notes)
         layout.addWidget(self.tabs, 1)
         self.placeholder = plain_label("Select a record to read it in full.")
         self.placeholder.setObjectName("hint")
@@ -96,8 +102,11 @@ class RecordDetail(QWidget):
         self.stack.addWidget(content_page)
         self.show_record(None)
 
-    def show_record(self, record: RecordRow | None) -> None:
+    def show_record(self, record: RecordRow | None, notes: Sequence[tuple[str, str]] = ()) -> None:
+        """Show ``record`` with its signals' ``notes`` (``(column, text)``: a judge's reason)."""
         self.record = record
+        self.notes.setText("\n".join(f"{column}: {text}" for column, text in notes))
+        self.notes.setVisible(bool(notes))
         if record is None:
             self.stack.setCurrentWidget(self.placeholder)
             for section in (self.prompt_section, self.response_section, self.text_section):

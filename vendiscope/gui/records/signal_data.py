@@ -123,6 +123,18 @@ class SignalTable:
 
     columns: list[SignalColumn] = field(default_factory=list)
     raw: dict[str, SignalValues] = field(default_factory=dict)
+    texts: dict[str, list[str | None]] = field(default_factory=dict)
+    """Text columns by ``SIGNAL.COLUMN`` (the LLM judge's reason): one text per record."""
+
+    def notes(self, position: int) -> list[tuple[str, str]]:
+        """``(what, text)`` of the record at ``position``, for its detail: ``("Reason
+        (llm-judge)", "...")`` for each text column that has one."""
+        out = []
+        for key, found in self.texts.items():
+            if "." in key and position < len(found) and found[position]:
+                signal, column = key.split(".", 1)
+                out.append((f"{column.capitalize()} ({signal})", str(found[position])))
+        return out
 
     def column(self, key: str) -> SignalColumn | None:
         return next((c for c in self.columns if c.key == key), None)
@@ -141,7 +153,7 @@ class SignalTable:
 def signal_table(project: Project, dataset: str) -> SignalTable:
     """The signal columns of ``dataset`` in an open project (signal by signal, each in the
     order its signal declares them)."""
-    from vendiscope.core.signals.reading import signal_columns
+    from vendiscope.core.signals.reading import signal_columns, signal_texts
     from vendiscope.core.store import vectors
 
     raw = signal_columns(project, dataset)
@@ -159,7 +171,7 @@ def signal_table(project: Project, dataset: str) -> SignalTable:
             short, values.signal, values.column, values.kind,
             helps.get((values.vector_set, values.column), ""), values.values, values.categories,
         ))  # fmt: skip
-    return SignalTable(columns, raw)
+    return SignalTable(columns, raw, signal_texts(project, dataset))
 
 
 def load_signal_table(location: str, dataset: str) -> SignalTable:

@@ -490,7 +490,8 @@ class RecordsView(QWidget):
 
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         record = current.data(RECORD_ROLE) if current.isValid() else None
-        self.detail.show_record(record)
+        notes = self.model.signal_table.notes(record.seq) if record is not None else []
+        self.detail.show_record(record, notes)
         if record is not None and self.link is not None:
             self.link.select(self.dataset, record.seq, self)
 
