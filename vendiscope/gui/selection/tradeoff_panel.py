@@ -9,7 +9,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from vendiscope.gui.selection.data import parse_strengths
-from vendiscope.gui.selection.tradeoff_plot import TradeoffPlot
 from vendiscope.gui.widgets.icons import icon
 from vendiscope.gui.widgets.style import error_palette
 from vendiscope.gui.widgets.text import plain_label
@@ -72,6 +71,8 @@ class TradeoffPanel(QWidget):
         controls.addWidget(self.strengths)
         controls.addWidget(self.compute_button)
         controls.addWidget(self.status, 1)
+        from vendiscope.gui.selection.tradeoff_plot import TradeoffPlot  # pyqtgraph: later
+
         self.plot = TradeoffPlot()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
