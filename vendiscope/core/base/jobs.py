@@ -85,6 +85,33 @@ class Progress(Protocol):
     def finish(self) -> None: ...
 
 
+class PartProgress:
+    """Progress of one part of a job (a chunk, one of several selections), reported to the
+    job's progress as its overall count from ``offset`` on; the part's own description and
+    total are the job's business, not shown.
+
+    A worker counts what it computes (e.g. the distinct new texts of a chunk, fewer than its
+    rows when some are reused); with ``rows`` given, its ``completed / total`` is scaled to
+    the part's rows, so the job's progress moves evenly across the part.
+    """
+
+    def __init__(self, outer: Progress, offset: int, rows: int | None = None) -> None:
+        self._outer = outer
+        self._offset = offset
+        self._rows = rows
+
+    def start(self, description: str, total: float | None = None, unit: str = "it") -> None:
+        pass
+
+    def update(self, completed: float, total: float | None = None) -> None:
+        if self._rows is not None and total:
+            completed = self._rows * min(completed, total) // total
+        self._outer.update(self._offset + completed)
+
+    def finish(self) -> None:
+        pass
+
+
 class NullProgress:
     """A progress reporter that ignores everything."""
 

@@ -58,10 +58,7 @@ def check_request(
             f"the number of draws is random_draws=N (default {DEFAULT_DRAWS}); got "
             f"vs_random={vs_random!r}"
         )
-    if isinstance(random_draws, bool) or int(random_draws) != random_draws or random_draws < 1:
-        raise ProjectError(
-            f"random_draws must be a number of random draws >= 1; got {random_draws!r}"
-        )
+    draws = check_draws(random_draws)
     if not vs_random:
         return 0
     if subset is None:
@@ -73,6 +70,20 @@ def check_request(
         raise ProjectError(
             f"the random baseline is drawn with the built-in Vendi score; metric '{plugin}' "
             "has none (score without --vs-random)"
+        )
+    return draws
+
+
+def check_draws(random_draws: object) -> int:
+    """The number of random subsets of a random baseline, refused unless a whole number >= 1."""
+    if (
+        isinstance(random_draws, bool)
+        or not isinstance(random_draws, int | float)
+        or int(random_draws) != random_draws
+        or random_draws < 1
+    ):
+        raise ProjectError(
+            f"random_draws must be a number of random draws >= 1; got {random_draws!r}"
         )
     return int(random_draws)
 

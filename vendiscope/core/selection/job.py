@@ -23,15 +23,15 @@ from vendiscope.core.metrics.streaming import needs_streaming
 from vendiscope.core.plugin_host.interfaces import VectorSource
 from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 from vendiscope.core.selection.job_checks import (
+    SelectionPlan,
     _candidates,  # noqa: F401 - re-exported
     _check_streamable,
-    _load_checked,
     _near_duplicates,  # noqa: F401 - re-exported
-    _Plan,
-    _plan,
     _source_checked,
     _subset_name,  # noqa: F401 - re-exported
     _without_near_duplicates,
+    load_checked,
+    plan_selection,
 )
 from vendiscope.core.selection.job_curves import (
     CURVE_KINDS,
@@ -148,7 +148,7 @@ def select_dataset(
     registry = registry or default_registry()
     selector = registry.create("selector", method, **params)
     target = resolve_selection_set(project, dataset, vector_set)
-    plan = _plan(
+    plan = plan_selection(
         project, dataset, method, k, target, quality, exclude, dedupe, name, overwrite, drop
     )
     streamed = needs_streaming(target)
@@ -156,7 +156,7 @@ def select_dataset(
         _check_streamable(registry, selector, method, target, exclude, dedupe)
         matrix: Any = _source_checked(project, dataset, target)
     else:
-        matrix = _load_checked(project, dataset, plan.target)
+        matrix = load_checked(project, dataset, plan.target)
     if dedupe is not None:
         plan = _without_near_duplicates(project, dataset, plan, dedupe, progress, cancel)
     k = plan.k  # a plain int, checked against the candidates
@@ -213,7 +213,7 @@ def _run_selector(
     selector: Any,
     method: str,
     matrix: Any,
-    plan: _Plan,
+    plan: SelectionPlan,
     progress: Progress,
     cancel: CancelToken,
 ) -> Any:

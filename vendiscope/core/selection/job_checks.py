@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class _Plan:
+class SelectionPlan:
     """Everything checked before work starts."""
 
     target: VectorSetInfo
@@ -43,7 +43,7 @@ class _Plan:
     name: str
 
 
-def _plan(
+def plan_selection(
     project: Project,
     dataset: str,
     method: str,
@@ -55,7 +55,9 @@ def _plan(
     name: str | None,
     overwrite: bool,
     drop: Sequence[str] = (),
-) -> _Plan:
+) -> SelectionPlan:
+    """Every check of a selection's input, before any work: the candidates (exclusions,
+    dropped flags, near-duplicates), the budget, the subset name, the quality weights."""
     import numpy as np
 
     from vendiscope.core.signals.reading import mask, signal_columns
@@ -76,7 +78,7 @@ def _plan(
 
 def _candidates(
     target: VectorSetInfo, excluded: np.ndarray, weights: np.ndarray | None, k: object, name: str
-) -> _Plan:
+) -> SelectionPlan:
     """The rows left as candidates; ``k`` checked against them (the one place it is)."""
     import numpy as np
 
@@ -84,17 +86,17 @@ def _candidates(
     budget = check_budget(k, len(candidates), left_out=int(excluded.sum()))
     if weights is not None and not (weights[candidates] > 0).any():
         raise ProjectError("quality: every candidate has weight 0")
-    return _Plan(target, candidates, int(excluded.sum()), budget, weights, name)
+    return SelectionPlan(target, candidates, int(excluded.sum()), budget, weights, name)
 
 
 def _without_near_duplicates(
     project: Project,
     dataset: str,
-    plan: _Plan,
+    plan: SelectionPlan,
     threshold: float,
     progress: Progress,
     cancel: CancelToken,
-) -> _Plan:
+) -> SelectionPlan:
     import numpy as np
 
     excluded = np.ones(plan.target.n_rows, dtype=bool)
@@ -145,7 +147,8 @@ def _near_duplicates(
     return [p for group in report.groups for p in group.redundant]
 
 
-def _load_checked(project: Project, dataset: str, target: VectorSetInfo) -> np.ndarray:
+def load_checked(project: Project, dataset: str, target: VectorSetInfo) -> np.ndarray:
+    """The set's vectors, refused by row when one holds NaN or an infinity."""
     import numpy as np
 
     matrix = vectors.load(project, dataset, target.name)

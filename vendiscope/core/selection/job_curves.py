@@ -18,7 +18,7 @@ from vendiscope.core.vectors import resolve
 if TYPE_CHECKING:
     import numpy as np
 
-    from vendiscope.core.selection.job_checks import _Plan
+    from vendiscope.core.selection.job_checks import SelectionPlan
 
 CURVE_KINDS = ("gradient", "embedding")
 """Besides the selection's own vector set, curves are drawn on the best set of each kind."""
@@ -32,7 +32,7 @@ def _latest(project: Project, dataset: str, kind: str) -> VectorSetInfo | None:
 def _curves(
     project: Project,
     dataset: str,
-    plan: _Plan,
+    plan: SelectionPlan,
     positions: np.ndarray,
     chosen: Any,
     seed: Any,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress
+from vendiscope.core.base.jobs import CancelToken, NullProgress, PartProgress, Progress
 from vendiscope.core.plugin_host.registry import PluginRegistry, default_registry
 
 if TYPE_CHECKING:
@@ -178,8 +178,9 @@ def quality_tradeoff(
     import numpy as np
 
     from vendiscope.core.metrics.streaming import needs_streaming
+    from vendiscope.core.metrics.subset_scoring import check_draws
     from vendiscope.core.selection.job import resolve_selection_set
-    from vendiscope.core.selection.job_checks import _load_checked, _plan
+    from vendiscope.core.selection.job_checks import load_checked, plan_selection
     from vendiscope.core.selection.options import selector_params
 
     started = time.perf_counter()
@@ -187,7 +188,7 @@ def quality_tradeoff(
     cancel = cancel or CancelToken()
     registry = registry or default_registry()
     chosen_strengths = check_strengths(strengths)
-    draws = _check_draws(random_draws)
+    draws = check_draws(random_draws)
     params = selector_params(None, seed)
     selector = registry.create("selector", METHOD, **params)
     target = resolve_selection_set(project, dataset, vector_set)
@@ -198,7 +199,9 @@ def quality_tradeoff(
         )
     # The selection's own checks: candidates, budget, quality weights (NaN refused by name).
     # Nothing is saved, so the subset name it settles is not used (overwrite: no refusal).
-    plan = _plan(project, dataset, METHOD, k, target, quality, exclude, None, None, True, drop)
+    plan = plan_selection(
+        project, dataset, METHOD, k, target, quality, exclude, None, None, True, drop
+    )
     assert plan.quality is not None
     budget = plan.k
     values = plan.quality[plan.candidates]
@@ -209,7 +212,7 @@ def quality_tradeoff(
             f"above 0, fewer than k = {budget:,} (a record of quality 0 is never chosen when "
             "quality weighs)"
         )
-    matrix = _load_checked(project, dataset, target)
+    matrix = load_checked(project, dataset, target)
     rows = matrix if len(plan.candidates) == len(matrix) else matrix[plan.candidates]
     del matrix
 
@@ -224,7 +227,7 @@ def quality_tradeoff(
         cancel.raise_if_cancelled()
         picked = _select(
             registry, selector, rows, budget, scaled_weights(values, strength),
-            _Offset(progress, number * budget), cancel,
+            PartProgress(progress, number * budget), cancel,
         )  # fmt: skip
         points.append(
             TradeoffPoint(
@@ -309,28 +312,6 @@ def _random_reference(
         quality_sd=float(np.std(qualities, ddof=spread)),
         vendi_sd=float(np.std(scores, ddof=spread)),
     )
-
-
-class _Offset:
-    """A selector's progress (picks of one strength) as part of the whole trade-off's."""
-
-    def __init__(self, progress: Progress, done: int) -> None:
-        self.progress, self.done = progress, done
-
-    def start(self, description: str, total: float | None = None, unit: str = "it") -> None:
-        pass  # the trade-off's own description and total stay
-
-    def update(self, completed: float, total: float | None = None) -> None:
-        self.progress.update(self.done + completed)
-
-    def finish(self) -> None:
-        pass
-
-
-def _check_draws(draws: object) -> int:
-    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
-        raise ProjectError(f"random_draws must be a whole number >= 1; got {draws!r}")
-    return draws
 
 
 def _listed(strengths: Sequence[float]) -> str:

@@ -31,7 +31,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from vendiscope.core.base.errors import ProjectError
-from vendiscope.core.base.jobs import CancelToken, NullProgress, Progress, this_process
+from vendiscope.core.base.jobs import (
+    CancelToken,
+    NullProgress,
+    PartProgress,
+    Progress,
+    this_process,
+)
 from vendiscope.core.store import vectors
 from vendiscope.core.store.models import RecordRow
 from vendiscope.core.store.project import Project
@@ -110,31 +116,6 @@ class VectorJob:
     size_chunks: bool = False
     """``chunk_rows`` is the most: smaller when the first rows say a chunk would take long."""
     side: SideSet | None = None
-
-
-class ChunkProgress:
-    """Progress inside one chunk, reported to the job's progress as overall rows.
-
-    A worker counts what it computes (e.g. the distinct new texts of a chunk, fewer than its
-    rows when some are reused); with ``rows`` given, its ``completed / total`` is scaled to
-    the chunk's rows, so the job's progress moves evenly across the chunk.
-    """
-
-    def __init__(self, outer: Progress, offset: int, rows: int | None = None) -> None:
-        self._outer = outer
-        self._offset = offset
-        self._rows = rows
-
-    def start(self, description: str, total: float | None = None, unit: str = "it") -> None:
-        pass
-
-    def update(self, completed: float, total: float | None = None) -> None:
-        if self._rows is not None and total:
-            completed = self._rows * min(completed, total) // total
-        self._outer.update(self._offset + completed)
-
-    def finish(self) -> None:
-        pass
 
 
 Compute = Callable[[Sequence[RecordRow], Progress], ChunkResult]
@@ -404,8 +385,8 @@ def _fill(
                 continue
             yield index, payload
 
-    def progress_for(index: int) -> ChunkProgress:
-        return ChunkProgress(progress, completed, len(range(*target.chunk_range(index))))
+    def progress_for(index: int) -> PartProgress:
+        return PartProgress(progress, completed, len(range(*target.chunk_range(index))))
 
     for index, output in session.map(items(), cancel=cancel, progress_for=progress_for):
         commit(index, output)

@@ -18,7 +18,6 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
     QDialogButtonBox,
     QGridLayout,
     QHeaderView,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from vendiscope.gui.dialogs.error_dialog import describe_error
+from vendiscope.gui.dialogs.job_dialog import JobDialog
 from vendiscope.gui.jobs.background import Loader
 from vendiscope.gui.signals import data
 from vendiscope.gui.widgets.style import error_palette
@@ -43,7 +43,7 @@ COUNT_DELAY_MS = 250
 FLAG, FLAGGED, REMOVED, MEANING = range(4)
 
 
-class CleanUpDialog(QDialog):
+class CleanUpDialog(JobDialog):
     """The clean-up checklist of ``dataset``; Apply accepts :meth:`options`."""
 
     def __init__(
@@ -54,10 +54,7 @@ class CleanUpDialog(QDialog):
         registry: Any = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self.document = document
-        self.dataset = dataset
-        self.location = document.location
+        super().__init__(document, dataset, registry=registry, parent=parent)
         self.facts: data.CleanFacts | None = None
         self.report: Any = None  # the latest dry run's CleanReport
         self.counting = False

@@ -44,7 +44,7 @@ class Scorer:
         self.max_new_tokens = int(max_new_tokens)
 
     # ------------------------------------------------------------------ planning
-    def plan(self, target: Sequence[dict[str, Any]]) -> _Plan:
+    def plan(self, target: Sequence[dict[str, Any]]) -> SelectionPlan:
         """What scoring ``target`` involves (encoded once; its batch count for progress)."""
         encoded = encode(self.tokenizer, target, self.max_length, "target example")
         by_choice = [i for i, e in enumerate(target) if _checkable(e) and e.get("choices")]
@@ -55,10 +55,10 @@ class Scorer:
             for choice in target[i]["choices"]
         ]
         choice_encoded = encode(self.tokenizer, options, self.max_length, "choice of example")
-        return _Plan(target, encoded, by_choice, choice_encoded, by_text, self.batch_size)
+        return SelectionPlan(target, encoded, by_choice, choice_encoded, by_text, self.batch_size)
 
     # ------------------------------------------------------------------ scoring
-    def evaluate(self, plan: _Plan, tick: Callable[[], None]) -> Evaluation:
+    def evaluate(self, plan: SelectionPlan, tick: Callable[[], None]) -> Evaluation:
         import torch
 
         with torch.no_grad():
@@ -83,7 +83,7 @@ class Scorer:
                 out[i] = float(value)
         return out
 
-    def _by_choice(self, plan: _Plan, tick: Callable[[], None]) -> list[bool]:
+    def _by_choice(self, plan: SelectionPlan, tick: Callable[[], None]) -> list[bool]:
         if not plan.by_choice:
             return []
         losses = self.losses(plan.choice_encoded, tick)
@@ -96,7 +96,7 @@ class Scorer:
             right.append(same_answer(choices[best], plan.target[i]["answer"]))
         return right
 
-    def _by_text(self, plan: _Plan, tick: Callable[[], None]) -> list[bool]:
+    def _by_text(self, plan: SelectionPlan, tick: Callable[[], None]) -> list[bool]:
         right = []
         for start in range(0, len(plan.by_text), self.batch_size):
             tick()
@@ -154,7 +154,7 @@ class Scorer:
         return list(ids)[-room:]
 
 
-class _Plan:
+class SelectionPlan:
     """A target set encoded for scoring, and how many batches scoring it takes."""
 
     def __init__(
